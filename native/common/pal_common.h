@@ -1,0 +1,48 @@
+/* Internal helpers shared by the POSIX and Windows implementations. Not part of the ABI. */
+#ifndef CAIRN_PAL_COMMON_H
+#define CAIRN_PAL_COMMON_H
+
+#include "cairnpal.h"
+#include <stdint.h>
+
+#define CAIRN_HIDDEN __attribute__((visibility("hidden")))
+
+/* Maps an OS error to a CAIRN_E_* status; implemented per platform. */
+CAIRN_HIDDEN int32_t cairn_status_from_os_error(int32_t os_error);
+
+/* Sets *os_error and returns the classified status, so failure paths read `return cairn_fail(e, os_error);`. */
+static inline int32_t cairn_fail(int32_t error, int32_t *os_error)
+{
+    if (os_error)
+        *os_error = error;
+    return cairn_status_from_os_error(error);
+}
+
+static inline int32_t cairn_ok(int32_t *os_error)
+{
+    if (os_error)
+        *os_error = 0;
+    return CAIRN_OK;
+}
+
+/* A status that did not come from the OS (bad argument, unsupported, end of file): os_error = 0. */
+static inline int32_t cairn_status(int32_t status, int32_t *os_error)
+{
+    if (os_error)
+        *os_error = 0;
+    return status;
+}
+
+/* Fault hooks (common/faults.c). Each returns 0 when no fault applies to this call. */
+
+/* Called before every write syscall on `path` that would write `*length` bytes. Returns:
+ *  0: proceed (with *length possibly lowered by a short-write fault),
+ *  1: fail this call with *injected_error,
+ *  2: pretend the call wrote zero bytes. */
+CAIRN_HIDDEN int cairn_fault_on_write(const char *path, int64_t *length, int32_t *injected_error);
+/* Called before every data sync of `path`. Returns 1 to fail it with *injected_error. */
+CAIRN_HIDDEN int cairn_fault_on_sync(const char *path, int32_t *injected_error);
+/* Called before io_uring setup. Returns 1 to fail it with *injected_error. */
+CAIRN_HIDDEN int cairn_fault_on_uring_setup(int32_t *injected_error);
+
+#endif

@@ -1,0 +1,22 @@
+/* POSIX internals shared by the files of native/posix. Not part of the ABI. */
+#ifndef CAIRN_POSIX_INTERNAL_H
+#define CAIRN_POSIX_INTERNAL_H
+
+#include "pal_common.h"
+
+struct cairn_file {
+    int fd;
+    int32_t flags;   /* effective CAIRN_OPEN_* flags */
+    char *path;      /* owned copy, for fault filters and diagnostics */
+};
+
+/* pwritev of all `count` buffers at `offset`, in batches of at most IOV_MAX, looping on short
+ * writes, honouring the fault hooks; returns CAIRN_OK or a status with *os_error set.
+ * The io_uring worker's pwritev backend and cairn_file_write both use it. */
+CAIRN_HIDDEN int32_t cairn_posix_pwritev_all(struct cairn_file *file, const struct iovec *iov, int count,
+                                             int64_t offset, int32_t *os_error);
+
+/* fdatasync honouring the sync fault hook. */
+CAIRN_HIDDEN int32_t cairn_posix_fdatasync(struct cairn_file *file, int32_t *os_error);
+
+#endif

@@ -1,0 +1,102 @@
+#define _GNU_SOURCE
+#include "support.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int32_t test_last_os_error;
+
+char *test_make_dir(const char *name)
+{
+    static int counter;
+    const char *root = getenv("CAIRN_TEST_DIR");
+    if (root == NULL || root[0] == '\0')
+        root = ".scratch/native-tests";
+    char root_copy[4096];
+    snprintf(root_copy, sizeof root_copy, "%s", root);
+    /* mkdir -p without a shell */
+    for (char *p = root_copy + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(root_copy, 0755);
+            *p = '/';
+        }
+    }
+    mkdir(root_copy, 0755);
+
+    char *path = malloc(4096);
+    CHECK(path != NULL);
+    snprintf(path, 4096, "%s/%s-%d-%d", root_copy, name, (int)getpid(), counter++);
+    CHECK(mkdir(path, 0755) == 0);
+    return path;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void test_remove_dir(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *test_join(const char *dir, const char *leaf)
+{
+    size_t n = strlen(dir) + strlen(leaf) + 2;
+    char *path = malloc(n);
+    CHECK(path != NULL);
+    snprintf(path, n, "%s/%s", dir, leaf);
+    return path;
+}
+
+uint64_t test_next_random(uint64_t *state)
+{
+    /* splitmix64 */
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void *test_aligned_pattern(size_t size, uint64_t seed)
+{
+    void *buffer = NULL;
+    CHECK(posix_memalign(&buffer, CAIRN_DIRECT_IO_ALIGNMENT, size ? size : CAIRN_DIRECT_IO_ALIGNMENT) == 0);
+    uint64_t state = seed;
+    for (size_t i = 0; i + 8 <= size; i += 8) {
+        uint64_t v = test_next_random(&state);
+        memcpy((char *)buffer + i, &v, 8);
+    }
+    for (size_t i = size & ~(size_t)7; i < size; i++)
+        ((char *)buffer)[i] = (char)test_next_random(&state);
+    return buffer;
+}
+
+void *test_read_file(const char *path, int64_t *size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    CHECK(fd >= 0);
+    struct stat st;
+    CHECK(fstat(fd, &st) == 0);
+    char *buffer = malloc(st.st_size ? (size_t)st.st_size : 1);
+    CHECK(buffer != NULL);
+    int64_t done = 0;
+    while (done < st.st_size) {
+        ssize_t n = pread(fd, buffer + done, (size_t)(st.st_size - done), done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        CHECK(n > 0);
+        done += n;
+    }
+    close(fd);
+    *size = st.st_size;
+    return buffer;
+}

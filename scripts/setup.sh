@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what building and testing Cairn needs on a Debian-family machine that has the .NET SDK:
+# CMake and gcc for the native layer, liburing (linked statically), the mingw-w64 cross compiler
+# that checks the Windows code, e2fsprogs for the disk-full tests on a loop-mounted ext4 image.
+set -euo pipefail
+
+packages=(cmake make gcc libc6-dev liburing-dev gcc-mingw-w64-x86-64 e2fsprogs mount binutils)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v dotnet >/dev/null 2>&1; then
+  echo "setup: the .NET 10 SDK (dotnet) is required and is not on PATH" >&2
+  exit 1
+fi
+echo "setup: ready (dotnet $(dotnet --version), $(cmake --version | head -n1), liburing $(dpkg-query -W -f='${Version}' liburing-dev))"

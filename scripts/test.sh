@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what is missing, then runs every test: the native tests (ctest, once as built and once
+# under AddressSanitizer+UBSan, which includes the mingw-w64 compile of the Windows layer) and the
+# xunit tests. Scratch data goes to .scratch/ (ignored by git, on the real disk).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+bash scripts/setup.sh
+
+results="$root/artifacts/test-results"
+rm -rf "$results"
+mkdir -p "$results"
+
+echo "== native tests (release)"
+cmake -S . -B artifacts/native/release -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build artifacts/native/release -j 2
+ctest --test-dir artifacts/native/release --output-on-failure -j 2 --output-junit "$results/native-release.xml"
+
+echo "== native tests (AddressSanitizer + UBSan)"
+cmake -S . -B artifacts/native/asan -DCMAKE_BUILD_TYPE=Debug -DCAIRN_SANITIZE=ON >/dev/null
+cmake --build artifacts/native/asan -j 2
+ctest --test-dir artifacts/native/asan --output-on-failure -j 2 --output-junit "$results/native-asan.xml"
+
+echo "== managed tests"
+dotnet test Storage.sln -c Release --logger "trx;LogFilePrefix=managed" --results-directory "$results"
+
+# One closing line that counts everything, in the form CI reads ("N passed, N failed").
+attribute() { grep -o "$1=\"[0-9]*\"" "$2" | head -n1 | grep -o '[0-9]*'; }
+passed=0
+failed=0
+for junit in "$results"/native-*.xml; do
+  total=$(attribute tests "$junit"); failures=$(attribute failures "$junit"); skipped=$(attribute skipped "$junit")
+  passed=$((passed + total - failures - ${skipped:-0}))
+  failed=$((failed + failures))
+done
+for trx in "$results"/*.trx; do
+  counters=$(grep -o '<Counters [^>]*>' "$trx")
+  passed=$((passed + $(attribute passed <(echo "$counters"))))
+  failed=$((failed + $(attribute failed <(echo "$counters")) + $(attribute error <(echo "$counters"))))
+done
+echo "summary: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,34 @@
+namespace Cairn.Demo;
+
+internal sealed record DemoOptions(string Directory, int SmallWrites, int LargeWrites, bool Keep)
+{
+    public static DemoOptions Parse(string[] args)
+    {
+        string directory = Path.Combine(RepositoryRoot(), ".scratch", "demo");
+        int small = 2000, large = 300;
+        bool keep = false;
+        for (int i = 0; i < args.Length; i++)
+        {
+            switch (args[i])
+            {
+                case "--dir": directory = args[++i]; break;
+                case "--small-writes": small = int.Parse(args[++i]); break;
+                case "--large-writes": large = int.Parse(args[++i]); break;
+                case "--keep": keep = true; break;
+                default: throw new ArgumentException($"Unknown argument '{args[i]}'. Use --dir PATH, --small-writes N, --large-writes N, --keep.");
+            }
+        }
+        return new DemoOptions(Path.GetFullPath(directory), small, large, keep);
+    }
+
+    /// <summary>The repository root (where Storage.sln is), so scratch data lands in its ignored .scratch folder on the real disk.</summary>
+    private static string RepositoryRoot()
+    {
+        for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
+        {
+            if (File.Exists(Path.Combine(dir.FullName, "Storage.sln")))
+                return dir.FullName;
+        }
+        return System.IO.Directory.GetCurrentDirectory();
+    }
+}

@@ -1,0 +1,3 @@
+using Cairn.Demo;
+
+return DemoCommand.Run(args);

@@ -1,0 +1,56 @@
+using Cairn.Pal.Interop;
+
+namespace Cairn.Pal;
+
+/// <summary>What a directory's file system offers; see <see cref="PalFileSystem.GetInfo"/>.</summary>
+public readonly record struct PalFileSystemInfo(
+    long FreeBytes, long TotalBytes, long FileSystemType, int BlockSize, bool SupportsDirectIO, bool IsVolatile);
+
+/// <summary>Path-level operations with the durability the engine needs (directory syncs after renames and links).</summary>
+public static class PalFileSystem
+{
+    public static void DeleteFile(string path)
+        => Call(NativeMethods.cairn_delete_file(Init(path), out int osError), osError, "deleting a file", path);
+
+    public static void SyncDirectory(string path)
+        => Call(NativeMethods.cairn_sync_directory(Init(path), out int osError), osError, "syncing a directory", path);
+
+    /// <summary>Renames and syncs the directories involved, so the rename survives a crash.</summary>
+    public static void RenameDurable(string from, string to)
+        => Call(NativeMethods.cairn_rename_durable(Init(from), to, out int osError), osError, $"renaming to '{to}'", from);
+
+    /// <summary>Creates <paramref name="newLink"/> as another name of <paramref name="existing"/> and syncs its directory.</summary>
+    public static void HardLink(string existing, string newLink)
+        => Call(NativeMethods.cairn_hard_link(Init(existing), newLink, out int osError), osError, $"hard-linking as '{newLink}'", existing);
+
+    /// <summary>True when both paths name the same file (same device and inode / volume and file index).</summary>
+    public static bool SameFile(string a, string b)
+    {
+        Call(NativeMethods.cairn_same_file(Init(a), b, out int same, out int osError), osError, $"comparing with '{b}'", a);
+        return same != 0;
+    }
+
+    public static long LinkCount(string path)
+    {
+        Call(NativeMethods.cairn_link_count(Init(path), out long count, out int osError), osError, "reading the link count", path);
+        return count;
+    }
+
+    /// <summary>Free space, file system type, and whether O_DIRECT really works in <paramref name="directory"/> (probed).</summary>
+    public static PalFileSystemInfo GetInfo(string directory)
+    {
+        Call(NativeMethods.cairn_fs_info_get(Init(directory), out var info, out int osError), osError, "probing the file system", directory);
+        return new PalFileSystemInfo(info.FreeBytes, info.TotalBytes, info.FsType, info.BlockSize,
+            info.SupportsDirectIo != 0, info.IsVolatile != 0);
+    }
+
+    private static string Init(string path)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        PalLibrary.EnsureInitialized();
+        return path;
+    }
+
+    private static void Call(int status, int osError, string operation, string path)
+        => PalErrors.ThrowIfFailed(status, osError, operation, path);
+}

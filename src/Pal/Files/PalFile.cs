@@ -1,0 +1,151 @@
+using Cairn.Pal.Interop;
+
+namespace Cairn.Pal;
+
+/// <summary>
+/// A data file or journal opened through cairnpal. Every failure raises a typed
+/// <see cref="PalIOException"/> naming this file, the operation and, where one applies, the offset.
+/// </summary>
+public sealed unsafe class PalFile : IDisposable
+{
+    private readonly SafePalFileHandle _handle;
+
+    private PalFile(string path, SafePalFileHandle handle, PalOpenFlags effectiveFlags)
+    {
+        FilePath = path;
+        _handle = handle;
+        EffectiveFlags = effectiveFlags;
+    }
+
+    public string FilePath { get; }
+
+    /// <summary>The flags in force, which may differ from those asked for (see <see cref="PalOpenFlags.DirectFallback"/>).</summary>
+    public PalOpenFlags EffectiveFlags { get; }
+
+    public bool IsDirect => (EffectiveFlags & PalOpenFlags.Direct) != 0;
+
+    public bool DirectIOFellBack => (EffectiveFlags & PalOpenFlags.DirectFallback) != 0;
+
+    internal SafePalFileHandle Handle => _handle;
+
+    public static PalFile Open(string path, PalOpenFlags flags)
+    {
+        PalLibrary.EnsureInitialized();
+        int status = NativeMethods.cairn_file_open(path, (int)flags, out var handle, out int effective, out int osError);
+        return Wrap(status, osError, "opening a file", path, handle, effective);
+    }
+
+    /// <summary>
+    /// Opens a journal with O_DIRECT|O_DSYNC (falling back to O_DSYNC where the file system refuses
+    /// O_DIRECT), allocating and pre-zeroing it to <paramref name="size"/> bytes.
+    /// </summary>
+    public static PalFile OpenJournal(string path, long size)
+    {
+        PalLibrary.EnsureInitialized();
+        int status = NativeMethods.cairn_journal_open(path, size, out var handle, out int effective, out int osError);
+        return Wrap(status, osError, "opening a journal", path, handle, effective);
+    }
+
+    private static PalFile Wrap(int status, int osError, string operation, string path, SafePalFileHandle handle, int effective)
+    {
+        if (status != (int)PalStatus.Ok)
+        {
+            handle.Dispose();
+            PalErrors.Throw(status, osError, operation, path);
+        }
+        return new PalFile(path, handle, (PalOpenFlags)effective);
+    }
+
+    public long GetSize()
+    {
+        Check(NativeMethods.cairn_file_size(_handle, out long size, out int osError), osError, "reading the file size");
+        return size;
+    }
+
+    public void SetSize(long size)
+        => Check(NativeMethods.cairn_file_set_size(_handle, size, out int osError), osError, "resizing", size);
+
+    /// <summary>Reserves blocks for the range; returns false where the file system can only extend sparsely.</summary>
+    public bool Allocate(long offset, long length)
+    {
+        Check(NativeMethods.cairn_file_allocate(_handle, offset, length, out int allocated, out int osError), osError, "allocating", offset);
+        return allocated != 0;
+    }
+
+    public void Zero(long offset, long length)
+        => Check(NativeMethods.cairn_file_zero(_handle, offset, length, out int osError), osError, "zero-filling", offset);
+
+    public void PunchHole(long offset, long length)
+        => Check(NativeMethods.cairn_file_punch_hole(_handle, offset, length, out int osError), osError, "punching a hole", offset);
+
+    /// <summary>fdatasync / FlushFileBuffers.</summary>
+    public void Sync()
+        => Check(NativeMethods.cairn_file_sync(_handle, out int osError), osError, "syncing");
+
+    /// <summary>Takes an exclusive lock held until the file is closed; throws <see cref="FileLockedException"/> if another holder has it.</summary>
+    public void Lock()
+        => Check(NativeMethods.cairn_file_lock(_handle, out int osError), osError, "locking");
+
+    /// <summary>Reads at <paramref name="offset"/>; returns fewer bytes than asked only at end of file.</summary>
+    public int Read(Span<byte> buffer, long offset)
+    {
+        fixed (byte* data = buffer)
+        {
+            int status = NativeMethods.cairn_file_read(_handle, data, buffer.Length, offset, out long read, out int osError);
+            if (status != (int)PalStatus.EndOfFile)
+                Check(status, osError, "reading", offset);
+            return (int)read;
+        }
+    }
+
+    public void Write(ReadOnlySpan<byte> data, long offset)
+    {
+        fixed (byte* pointer = data)
+        {
+            var buffer = new PalBuffer(pointer, data.Length);
+            Write(new ReadOnlySpan<PalBuffer>(&buffer, 1), offset);
+        }
+    }
+
+    /// <summary>Writes the buffers back to back at <paramref name="offset"/> in as few vectored writes as the OS allows.</summary>
+    public void Write(ReadOnlySpan<PalBuffer> buffers, long offset)
+    {
+        fixed (PalBuffer* pointer = buffers)
+        {
+            int status = NativeMethods.cairn_file_write(_handle, pointer, buffers.Length, offset, out int osError);
+            Check(status, osError, "writing", offset);
+        }
+    }
+
+    /// <summary>Maps the first <paramref name="length"/> bytes read-only; the mapping outlives this file.</summary>
+    public PalMapping Map(long length)
+    {
+        Check(NativeMethods.cairn_file_map(_handle, length, out nint address, out int osError), osError, "mapping");
+        return new PalMapping(address, length);
+    }
+
+    /// <summary>
+    /// Writes sorted, non-overlapping ranges through the process-wide data-file writer (io_uring,
+    /// merged into vectored writes) and waits for all of them.
+    /// </summary>
+    public void WriteGather(ReadOnlySpan<PalWriteOp> ops, PalBackend mode = PalBackend.Auto)
+    {
+        fixed (PalWriteOp* pointer = ops)
+        {
+            int status = NativeMethods.cairn_write_gather(_handle, pointer, ops.Length, (int)mode, out int osError);
+            Check(status, osError, "writing pages", ops.Length > 0 ? ops[0].Offset : null);
+        }
+    }
+
+    /// <summary>Data-syncs the file through the data-file writer.</summary>
+    public void SyncGather(PalBackend mode = PalBackend.Auto)
+        => Check(NativeMethods.cairn_sync_gather(_handle, (int)mode, out int osError), osError, "syncing through the writer");
+
+    public void Dispose() => _handle.Dispose();
+
+    private void Check(int status, int osError, string operation, long? offset = null)
+    {
+        if (status != (int)PalStatus.Ok)
+            PalErrors.Throw(status, osError, operation, FilePath, offset);
+    }
+}

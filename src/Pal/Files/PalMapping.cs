@@ -1,0 +1,50 @@
+using System.Runtime.InteropServices;
+using Cairn.Pal.Interop;
+
+namespace Cairn.Pal;
+
+/// <summary>
+/// A read-only shared mapping of a file. It outlives the file handle it came from; disposing it
+/// unmaps, so whoever hands out pointers into it must keep it alive until they are no longer used.
+/// </summary>
+public sealed unsafe class PalMapping : SafeHandle
+{
+    internal PalMapping(nint address, long length) : base(0, ownsHandle: true)
+    {
+        SetHandle(address);
+        Length = length;
+    }
+
+    public override bool IsInvalid => handle == 0;
+
+    public long Length { get; }
+
+    /// <summary>The first byte of the mapping; valid until the mapping is disposed.</summary>
+    public byte* Pointer
+    {
+        get
+        {
+            ObjectDisposedException.ThrowIf(IsClosed, this);
+            return (byte*)handle;
+        }
+    }
+
+    public ReadOnlySpan<byte> GetSpan(long offset, int length)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(offset);
+        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        if (offset + length > Length)
+            throw new ArgumentOutOfRangeException(nameof(length), $"[{offset}, {offset + length}) is outside the mapping of {Length} bytes");
+        return new ReadOnlySpan<byte>(Pointer + offset, length);
+    }
+
+    /// <summary>Asks the OS to read a range ahead of use (MADV_WILLNEED).</summary>
+    public void Prefetch(long offset, long length)
+    {
+        int status = NativeMethods.cairn_map_prefetch(Pointer + offset, length, out int osError);
+        PalErrors.ThrowIfFailed(status, osError, "prefetching a mapped range", path: null, offset);
+    }
+
+    protected override bool ReleaseHandle()
+        => NativeMethods.cairn_unmap(handle, Length, out _) == (int)PalStatus.Ok;
+}

@@ -1,0 +1,67 @@
+using System.Runtime.InteropServices;
+
+namespace Cairn.Pal;
+
+/// <summary>One contiguous buffer for a vectored write; mirrors <c>cairn_buffer</c> (16 bytes).</summary>
+[StructLayout(LayoutKind.Sequential)]
+public readonly unsafe struct PalBuffer
+{
+    public const int Size = 16;
+
+    public readonly void* Data;
+    public readonly long Length;
+
+    public PalBuffer(void* data, long length)
+    {
+        Data = data;
+        Length = length;
+    }
+}
+
+/// <summary>
+/// One write of the data-file writer: <see cref="Length"/> bytes from <see cref="Data"/> at
+/// <see cref="Offset"/>; mirrors <c>cairn_write_op</c> (24 bytes). Arrays must be sorted by offset.
+/// </summary>
+[StructLayout(LayoutKind.Sequential)]
+public readonly unsafe struct PalWriteOp
+{
+    public const int Size = 24;
+
+    public readonly void* Data;
+    public readonly long Offset;
+    public readonly long Length;
+
+    public PalWriteOp(void* data, long offset, long length)
+    {
+        Data = data;
+        Offset = offset;
+        Length = length;
+    }
+}
+
+/// <summary>Mirrors <c>cairn_fs_info</c> (48 bytes).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct NativeFsInfo
+{
+    public const int Size = 48;
+
+    public long FreeBytes;
+    public long TotalBytes;
+    public long FsType;
+    public int BlockSize;
+    public int SupportsDirectIo;
+    public int IsVolatile;
+    public int Reserved;
+    public long Reserved2;
+}
+
+/// <summary>Mirrors <c>cairn_io_options</c> (16 bytes).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct NativeIoOptions
+{
+    public const int Size = 16;
+
+    public int Flags;
+    public int RingEntries;
+    public long Reserved;
+}

@@ -1,0 +1,63 @@
+using Cairn.Pal.Interop;
+
+namespace Cairn.Pal;
+
+/// <summary>Backends of the data-file writer (CAIRN_BACKEND_*).</summary>
+public enum PalBackend
+{
+    /// <summary>As a mode: whatever the process-wide writer chose.</summary>
+    Auto = 0,
+    IoUring = 1,
+    Pwritev = 2,
+    Win32 = 3,
+}
+
+/// <summary>Options of the process-wide data-file writer; set before its first use.</summary>
+public readonly record struct PalIoOptions(bool LowPriority = true, bool ForcePwritev = false, int RingEntries = 0);
+
+/// <summary>The backend the writer runs on, and the OS error that ruled io_uring out (0 if none).</summary>
+public readonly record struct PalBackendInfo(PalBackend Backend, int SetupError)
+{
+    public override string ToString() => SetupError == 0
+        ? Backend.ToString()
+        : $"{Backend} (io_uring unavailable: OS error {SetupError}, {PalErrors.DescribeOsError(SetupError)})";
+}
+
+/// <summary>The process-wide data-file writer: one io_uring worker thread, or pwritev where io_uring is unavailable.</summary>
+public static class PalIo
+{
+    private const int LowPriorityFlag = 0x01;
+    private const int ForcePwritevFlag = 0x02;
+
+    /// <summary>Configures the writer; throws if it has already started.</summary>
+    public static void Configure(PalIoOptions options)
+    {
+        PalLibrary.EnsureInitialized();
+        var native = new NativeIoOptions
+        {
+            Flags = (options.LowPriority ? LowPriorityFlag : 0) | (options.ForcePwritev ? ForcePwritevFlag : 0),
+            RingEntries = options.RingEntries,
+        };
+        int status = NativeMethods.cairn_io_configure(native, out int osError);
+        if (status == (int)PalStatus.InvalidArgument)
+            throw new InvalidOperationException("The data-file writer has already started; configure it before its first use or after Shutdown().");
+        PalErrors.ThrowIfFailed(status, osError, "configuring the data-file writer", path: null);
+    }
+
+    /// <summary>Starts the writer if needed and reports the backend it chose.</summary>
+    public static PalBackendInfo GetBackend()
+    {
+        PalLibrary.EnsureInitialized();
+        int status = NativeMethods.cairn_io_backend(out int backend, out int setupError, out int osError);
+        PalErrors.ThrowIfFailed(status, osError, "starting the data-file writer", path: null);
+        return new PalBackendInfo((PalBackend)backend, setupError);
+    }
+
+    /// <summary>Stops the worker thread; the next use starts it again with the current configuration.</summary>
+    public static void Shutdown()
+    {
+        PalLibrary.EnsureInitialized();
+        int status = NativeMethods.cairn_io_shutdown(out int osError);
+        PalErrors.ThrowIfFailed(status, osError, "stopping the data-file writer", path: null);
+    }
+}

@@ -1,0 +1,46 @@
+using Cairn.Pal.Interop;
+
+namespace Cairn.Pal.Testing;
+
+/// <summary>Kinds of fault the native layer can inject (CAIRN_FAULT_*).</summary>
+public enum PalFaultKind
+{
+    None = 0,
+    /// <summary>The n-th write syscall fails with the given OS error.</summary>
+    WriteError = 1,
+    /// <summary>Every write syscall writes at most <c>limit</c> bytes.</summary>
+    ShortWrite = 2,
+    /// <summary>The n-th write syscall returns 0 bytes (reported as disk full).</summary>
+    ZeroWrite = 3,
+    /// <summary>The n-th data sync fails with the given OS error.</summary>
+    SyncError = 4,
+    /// <summary>io_uring setup fails with the given OS error.</summary>
+    UringSetup = 5,
+}
+
+/// <summary>
+/// Test-only fault injection in the native layer. Faults are process-wide: tests that use them must
+/// not run in parallel with other native I/O in the same process (filter by path to limit the blast).
+/// </summary>
+public static class PalFaultInjection
+{
+    public static void Arm(PalFaultKind kind, long after = 0, long limit = 0, int osError = 0, string? pathFilter = null)
+    {
+        PalLibrary.EnsureInitialized();
+        int status = NativeMethods.cairn_test_set_fault((int)kind, after, limit, osError, pathFilter, out int error);
+        PalErrors.ThrowIfFailed(status, error, "arming a fault", pathFilter);
+    }
+
+    public static void Disarm() => Arm(PalFaultKind.None);
+
+    /// <summary>How many write syscalls the native layer has issued in this process.</summary>
+    public static long WriteCalls
+    {
+        get
+        {
+            PalLibrary.EnsureInitialized();
+            NativeMethods.cairn_test_write_calls(out long count, out _);
+            return count;
+        }
+    }
+}

@@ -12,6 +12,14 @@ static atomic_llong g_after;         /* matching calls still to let through */
 static atomic_llong g_limit;         /* byte cap for short writes */
 static atomic_int g_error;           /* error to inject */
 static char *_Atomic g_path_filter;  /* NULL = every file */
+
+/* Filters are never freed, because a hook on another thread may still be reading a replaced one.
+ * They stay reachable from this list so leak checkers see nothing lost; a test arms a handful. */
+struct kept_filter {
+    struct kept_filter *next;
+    char text[];
+};
+static struct kept_filter *_Atomic g_kept_filters;
 static atomic_llong g_write_calls;
 
 static int path_matches(const char *path)
@@ -89,13 +97,15 @@ CAIRN_EXPORT int32_t cairn_test_set_fault(int32_t kind, int64_t after, int64_t l
     char *copy = NULL;
     if (path_filter != NULL) {
         size_t n = strlen(path_filter) + 1;
-        copy = malloc(n);
-        if (copy == NULL)
+        struct kept_filter *kept = malloc(sizeof *kept + n);
+        if (kept == NULL)
             return cairn_status(CAIRN_E_OUT_OF_MEMORY, os_error);
-        memcpy(copy, path_filter, n);
+        memcpy(kept->text, path_filter, n);
+        kept->next = atomic_load(&g_kept_filters);
+        while (!atomic_compare_exchange_weak(&g_kept_filters, &kept->next, kept))
+            ;
+        copy = kept->text;
     }
-    /* The previous filter is leaked on purpose: a hook on another thread may still be reading it,
-     * and this is a test-only path called a handful of times per process. */
     atomic_store(&g_path_filter, copy);
     atomic_store(&g_after, after);
     atomic_store(&g_limit, limit);

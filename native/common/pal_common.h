@@ -5,7 +5,13 @@
 #include "cairnpal.h"
 #include <stdint.h>
 
-#define CAIRN_HIDDEN __attribute__((visibility("hidden")))
+/* PE/COFF has no symbol visibility: a DLL exports only what is marked dllexport, so internal
+ * symbols are already hidden there and mingw-gcc warns about the attribute. */
+#if defined(_WIN32)
+#  define CAIRN_HIDDEN
+#else
+#  define CAIRN_HIDDEN __attribute__((visibility("hidden")))
+#endif
 
 /* Maps an OS error to a CAIRN_E_* status; implemented per platform. */
 CAIRN_HIDDEN int32_t cairn_status_from_os_error(int32_t os_error);

@@ -4,6 +4,8 @@
 
 #include "pal_common.h"
 
+#include <sys/uio.h> /* struct iovec in the prototypes below */
+
 struct cairn_file {
     int fd;
     int32_t flags;   /* effective CAIRN_OPEN_* flags */

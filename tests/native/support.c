@@ -1,4 +1,6 @@
+#ifndef _GNU_SOURCE /* the build also passes -D_GNU_SOURCE (=1) through cairnpal_objects */
 #define _GNU_SOURCE
+#endif
 #include "support.h"
 
 #include <errno.h>
@@ -30,7 +32,7 @@ char *test_make_dir(const char *name)
 
     char *path = malloc(4096);
     CHECK(path != NULL);
-    snprintf(path, 4096, "%s/%s-%d-%d", root_copy, name, (int)getpid(), counter++);
+    CHECK(snprintf(path, 4096, "%s/%s-%d-%d", root_copy, name, (int)getpid(), counter++) < 4096);
     CHECK(mkdir(path, 0755) == 0);
     return path;
 }

@@ -1,0 +1,104 @@
+/* Error reporting: OS messages (and their truncation), classification of OS errors into statuses,
+ * and an injected sync failure surfacing as CAIRN_E_IO with the OS error. */
+#ifndef _GNU_SOURCE /* also passed by the build, which defines it to 1 */
+#define _GNU_SOURCE
+#endif
+#include "support.h"
+#include "lsan_suppressions.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void test_messages(void)
+{
+    char buffer[256];
+    int32_t written = -1;
+    CHECK_OK(cairn_error_string(ENOSPC, buffer, sizeof buffer, &written, &test_last_os_error));
+    CHECK(written > 0 && (size_t)written == strlen(buffer));
+    CHECK(strcmp(buffer, strerror(ENOSPC)) == 0);
+
+    char small[5];
+    memset(small, 'x', sizeof small);
+    CHECK_OK(cairn_error_string(ENOSPC, small, sizeof small, &written, &test_last_os_error));
+    CHECK(written == 4 && small[4] == '\0');
+    CHECK(strncmp(small, strerror(ENOSPC), 4) == 0);
+
+    char one[1] = {'x'};
+    CHECK_OK(cairn_error_string(ENOSPC, one, 1, &written, &test_last_os_error));
+    CHECK(written == 0 && one[0] == '\0');
+
+    /* An unknown errno still yields some text rather than an error. */
+    CHECK_OK(cairn_error_string(987654, buffer, sizeof buffer, &written, &test_last_os_error));
+    CHECK(written > 0);
+
+    CHECK(cairn_error_string(ENOSPC, NULL, 10, &written, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_error_string(ENOSPC, buffer, 0, &written, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_error_string(ENOSPC, buffer, 10, NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+}
+
+static int32_t classify(int32_t os_error)
+{
+    int32_t status = -1;
+    CHECK_OK(cairn_classify_error(os_error, &status, &test_last_os_error));
+    return status;
+}
+
+static void test_classification(void)
+{
+    CHECK(classify(0) == CAIRN_OK);
+    CHECK(classify(ENOSPC) == CAIRN_E_DISK_FULL);
+    CHECK(classify(EDQUOT) == CAIRN_E_DISK_FULL);
+    CHECK(classify(ENOENT) == CAIRN_E_NOT_FOUND);
+    CHECK(classify(ENOMEM) == CAIRN_E_OUT_OF_MEMORY);
+    CHECK(classify(EIO) == CAIRN_E_IO);
+    CHECK(classify(EACCES) == CAIRN_E_ACCESS_DENIED);
+    CHECK(classify(EROFS) == CAIRN_E_ACCESS_DENIED);
+    CHECK(classify(EWOULDBLOCK) == CAIRN_E_LOCKED);
+    CHECK(classify(EEXIST) == CAIRN_E_ALREADY_EXISTS);
+    CHECK(classify(EOPNOTSUPP) == CAIRN_E_UNSUPPORTED);
+    CHECK(classify(ELOOP) == CAIRN_E_OS);
+    CHECK(cairn_classify_error(EIO, NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+
+    int32_t version = 0;
+    CHECK_OK(cairn_get_abi_version(&version, &test_last_os_error));
+    CHECK(version == CAIRN_PAL_ABI_VERSION);
+}
+
+static void test_sync_fault(void)
+{
+    char *dir = test_make_dir("errors");
+    char *path = test_join(dir, "synced");
+    char *other = test_join(dir, "unfiltered");
+    cairn_file *f = NULL;
+    cairn_file *g = NULL;
+    int32_t eff = 0;
+    CHECK_OK(cairn_file_open(path, CAIRN_OPEN_CREATE, &f, &eff, &test_last_os_error));
+    CHECK_OK(cairn_file_open(other, CAIRN_OPEN_CREATE, &g, &eff, &test_last_os_error));
+
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_SYNC_ERROR, 0, 0, EIO, "synced", &test_last_os_error));
+    CHECK_OK(cairn_file_sync(g, &test_last_os_error)); /* outside the filter */
+    CHECK(cairn_file_sync(f, &test_last_os_error) == CAIRN_E_IO);
+    CHECK(test_last_os_error == EIO);
+    CHECK_OK(cairn_file_sync(f, &test_last_os_error)); /* fired once, then disarmed */
+
+    /* The same fault ends cairn_file_zero, whose last step is the sync. */
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_SYNC_ERROR, 0, 0, EIO, "synced", &test_last_os_error));
+    CHECK(cairn_file_zero(f, 0, 4096, &test_last_os_error) == CAIRN_E_IO);
+    CHECK(test_last_os_error == EIO);
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_NONE, 0, 0, 0, NULL, &test_last_os_error));
+
+    CHECK_OK(cairn_file_close(g, &test_last_os_error));
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+    free(other);
+    free(path);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    test_messages();
+    test_classification();
+    test_sync_fault();
+    return 0;
+}

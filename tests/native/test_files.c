@@ -1,0 +1,402 @@
+/* File handles: open flags and errors, size/allocate/zero/punch, reads at EOF, vectored writes
+ * past IOV_MAX (direct and buffered), short-write handling through the fault hook, argument
+ * validation, locking and mappings. */
+#ifndef _GNU_SOURCE /* also passed by the build, which defines it to 1 */
+#define _GNU_SOURCE
+#endif
+#include "support.h"
+#include "lsan_suppressions.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define KIB 1024
+#define MIB (1024 * 1024)
+#define DIRECT_BUFFERS 3000 /* well past IOV_MAX (1024), so several pwritev batches */
+
+static int count_open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    CHECK(d != NULL);
+    int n = 0;
+    while (readdir(d) != NULL)
+        n++;
+    closedir(d);
+    return n;
+}
+
+static int64_t write_calls(void)
+{
+    int64_t n = 0;
+    CHECK_OK(cairn_test_write_calls(&n, &test_last_os_error));
+    return n;
+}
+
+static cairn_file *open_file(const char *path, int32_t flags)
+{
+    cairn_file *f = NULL;
+    int32_t effective = -1;
+    CHECK_OK(cairn_file_open(path, flags, &f, &effective, &test_last_os_error));
+    CHECK(f != NULL);
+    CHECK(effective == flags); /* ext4 takes every flag as asked, DIRECT included */
+    return f;
+}
+
+static void check_file_equals(const char *path, const void *expected, int64_t size)
+{
+    int64_t actual_size = 0;
+    char *actual = test_read_file(path, &actual_size);
+    CHECK(actual_size == size);
+    CHECK(memcmp(actual, expected, (size_t)size) == 0);
+    free(actual);
+}
+
+static void test_open_errors(const char *dir)
+{
+    char *path = test_join(dir, "open");
+    cairn_file *f = NULL;
+    int32_t eff = 0;
+
+    CHECK(cairn_file_open(NULL, CAIRN_OPEN_CREATE, &f, &eff, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_open(path, CAIRN_OPEN_DIRECT_FALLBACK, &f, &eff, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_open(path, 0, NULL, &eff, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+
+    CHECK(cairn_file_open(path, 0, &f, &eff, &test_last_os_error) == CAIRN_E_NOT_FOUND);
+    CHECK(test_last_os_error == ENOENT);
+
+    f = open_file(path, CAIRN_OPEN_CREATE_NEW | CAIRN_OPEN_DIRECT | CAIRN_OPEN_SEQUENTIAL);
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+    CHECK(cairn_file_open(path, CAIRN_OPEN_CREATE_NEW, &f, &eff, &test_last_os_error) == CAIRN_E_ALREADY_EXISTS);
+    CHECK(test_last_os_error == EEXIST);
+
+    /* A read-only handle refuses writes with the OS's EBADF, not a crash or a silent success. */
+    f = open_file(path, CAIRN_OPEN_READ_ONLY);
+    char byte = 1;
+    cairn_buffer b = {&byte, 1};
+    CHECK(cairn_file_write(f, &b, 1, 0, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(test_last_os_error == EBADF);
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+
+    CHECK(cairn_file_close(NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    free(path);
+}
+
+static void test_size_allocate_zero_punch(const char *dir)
+{
+    char *path = test_join(dir, "space");
+    cairn_file *f = open_file(path, CAIRN_OPEN_CREATE);
+    int64_t size = -1;
+
+    CHECK_OK(cairn_file_set_size(f, 10000, &test_last_os_error));
+    CHECK_OK(cairn_file_size(f, &size, &test_last_os_error));
+    CHECK(size == 10000);
+    CHECK(cairn_file_set_size(f, -1, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+
+    int32_t allocated = -1;
+    CHECK_OK(cairn_file_allocate(f, 0, 2 * MIB, &allocated, &test_last_os_error));
+    CHECK(allocated == 1);
+    CHECK_OK(cairn_file_size(f, &size, &test_last_os_error));
+    CHECK(size == 2 * MIB);
+    struct stat st;
+    CHECK(stat(path, &st) == 0);
+    CHECK((int64_t)st.st_blocks * 512 >= 2 * MIB);
+    CHECK(cairn_file_allocate(f, -1, 10, &allocated, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_allocate(f, 1, INT64_MAX, &allocated, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+
+    /* Fill with a pattern, then zero an odd range in the middle (allowed on a buffered handle). */
+    char *expected = test_aligned_pattern(2 * MIB, 7);
+    cairn_buffer whole = {expected, 2 * MIB};
+    CHECK_OK(cairn_file_write(f, &whole, 1, 0, &test_last_os_error));
+    CHECK_OK(cairn_file_zero(f, 100, MIB + 5000, &test_last_os_error));
+    memset(expected + 100, 0, MIB + 5000);
+    check_file_equals(path, expected, 2 * MIB);
+
+    /* Punching keeps the size, frees blocks and reads back as zeros. */
+    CHECK(stat(path, &st) == 0);
+    int64_t blocks_before = st.st_blocks;
+    CHECK_OK(cairn_file_punch_hole(f, MIB + 64 * KIB, 256 * KIB, &test_last_os_error));
+    memset(expected + MIB + 64 * KIB, 0, 256 * KIB);
+    CHECK(stat(path, &st) == 0);
+    CHECK(st.st_blocks < blocks_before);
+    check_file_equals(path, expected, 2 * MIB);
+
+    CHECK_OK(cairn_file_set_size(f, 4096, &test_last_os_error));
+    CHECK_OK(cairn_file_size(f, &size, &test_last_os_error));
+    CHECK(size == 4096);
+    CHECK_OK(cairn_file_sync(f, &test_last_os_error));
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+
+    /* On a direct handle zero needs aligned ranges, like every other direct write. */
+    f = open_file(path, CAIRN_OPEN_DIRECT);
+    CHECK(cairn_file_zero(f, 100, 4096, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_zero(f, 0, 4000, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK_OK(cairn_file_zero(f, 0, 8192, &test_last_os_error));
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+    free(expected);
+    free(path);
+}
+
+static void test_read_eof(const char *dir)
+{
+    char *path = test_join(dir, "read");
+    cairn_file *f = open_file(path, CAIRN_OPEN_CREATE);
+    char *data = test_aligned_pattern(10000, 3);
+    cairn_buffer b = {data, 10000};
+    CHECK_OK(cairn_file_write(f, &b, 1, 0, &test_last_os_error));
+
+    char *back = malloc(20000);
+    CHECK(back != NULL);
+    int64_t got = -1;
+    CHECK_OK(cairn_file_read(f, back, 10000, 0, &got, &test_last_os_error));
+    CHECK(got == 10000 && memcmp(back, data, 10000) == 0);
+
+    test_last_os_error = -1;
+    CHECK(cairn_file_read(f, back, 20000, 0, &got, &test_last_os_error) == CAIRN_E_END_OF_FILE);
+    CHECK(got == 10000 && test_last_os_error == 0);
+    CHECK(cairn_file_read(f, back, 1, 10000, &got, &test_last_os_error) == CAIRN_E_END_OF_FILE);
+    CHECK(got == 0);
+    CHECK_OK(cairn_file_read(f, back, 0, 50000, &got, &test_last_os_error));
+    CHECK(got == 0);
+    CHECK(cairn_file_read(f, NULL, 1, 0, &got, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_read(f, back, 1, -1, &got, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_read(f, back, 1, 0, NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+    free(back);
+    free(data);
+    free(path);
+}
+
+/* 3000 aligned 4 KiB slices of one pattern, in a shuffled order so a batch written out of order or
+ * twice would show. */
+static void make_direct_buffers(cairn_buffer *buffers, char *pattern, char *expected)
+{
+    uint64_t rng = 42;
+    int order[DIRECT_BUFFERS];
+    for (int i = 0; i < DIRECT_BUFFERS; i++)
+        order[i] = i;
+    for (int i = DIRECT_BUFFERS - 1; i > 0; i--) {
+        int j = (int)(test_next_random(&rng) % (uint64_t)(i + 1));
+        int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    for (int i = 0; i < DIRECT_BUFFERS; i++) {
+        buffers[i].data = pattern + (size_t)order[i] * 4096;
+        buffers[i].length = 4096;
+        memcpy(expected + (size_t)i * 4096, buffers[i].data, 4096);
+    }
+}
+
+/* Buffers of 0..97 bytes taken from anywhere in `source`; returns the total length. */
+static int64_t make_odd_buffers(cairn_buffer *buffers, int count, const char *source, size_t source_size,
+                                char *expected)
+{
+    uint64_t rng = 99;
+    int64_t total = 0;
+    for (int i = 0; i < count; i++) {
+        int64_t length = (int64_t)(test_next_random(&rng) % 98);
+        size_t from = (size_t)(test_next_random(&rng) % (source_size - 98));
+        buffers[i].data = source + from;
+        buffers[i].length = length;
+        memcpy(expected + total, source + from, (size_t)length);
+        total += length;
+    }
+    return total;
+}
+
+/* Writes `buffers` at `offset` into a fresh file and checks the file is zeros then exactly `expected`. */
+static void write_and_verify(const char *path, int32_t flags, const cairn_buffer *buffers, int count,
+                             int64_t offset, const char *expected, int64_t total)
+{
+    cairn_file *f = open_file(path, flags);
+    CHECK_OK(cairn_file_write(f, buffers, count, offset, &test_last_os_error));
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+    char *whole = calloc(1, (size_t)(offset + total));
+    CHECK(whole != NULL);
+    memcpy(whole + offset, expected, (size_t)total);
+    check_file_equals(path, whole, offset + total);
+    free(whole);
+}
+
+static void test_vectored_writes(const char *dir)
+{
+    int64_t direct_total = (int64_t)DIRECT_BUFFERS * 4096;
+    char *pattern = test_aligned_pattern((size_t)direct_total, 11);
+    char *expected = malloc((size_t)direct_total);
+    cairn_buffer *buffers = malloc(sizeof(cairn_buffer) * DIRECT_BUFFERS);
+    CHECK(expected != NULL && buffers != NULL);
+    make_direct_buffers(buffers, pattern, expected);
+
+    char *direct_path = test_join(dir, "vectored-direct");
+    int64_t before = write_calls();
+    write_and_verify(direct_path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT, buffers, DIRECT_BUFFERS, 8192,
+                     expected, direct_total);
+    CHECK(write_calls() - before >= (DIRECT_BUFFERS + IOV_MAX - 1) / IOV_MAX);
+
+    /* Short writes: the hook caps each pwritev at one block, so every batch is resumed mid-window. */
+    char *short_path = test_join(dir, "short-direct");
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_SHORT_WRITE, 0, 4096, 0, "short-direct", &test_last_os_error));
+    before = write_calls();
+    write_and_verify(short_path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT, buffers, DIRECT_BUFFERS, 0,
+                     expected, direct_total);
+    CHECK(write_calls() - before >= direct_total / 4096);
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_NONE, 0, 0, 0, NULL, &test_last_os_error));
+
+    /* Odd lengths (some empty) at an odd offset on a buffered file, plain and with 1000-byte caps
+     * that split buffers in the middle. */
+    int64_t odd_total = make_odd_buffers(buffers, DIRECT_BUFFERS, pattern, (size_t)direct_total, expected);
+    char *odd_path = test_join(dir, "vectored-odd");
+    write_and_verify(odd_path, CAIRN_OPEN_CREATE, buffers, DIRECT_BUFFERS, 12345, expected, odd_total);
+
+    char *odd_short_path = test_join(dir, "short-odd");
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_SHORT_WRITE, 0, 1000, 0, "short-odd", &test_last_os_error));
+    before = write_calls();
+    write_and_verify(odd_short_path, CAIRN_OPEN_CREATE, buffers, DIRECT_BUFFERS, 12345, expected, odd_total);
+    CHECK(write_calls() - before >= odd_total / 1000);
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_NONE, 0, 0, 0, NULL, &test_last_os_error));
+
+    free(odd_short_path);
+    free(odd_path);
+    free(short_path);
+    free(direct_path);
+    free(buffers);
+    free(expected);
+    free(pattern);
+}
+
+static void expect_invalid_write(cairn_file *f, const void *data, int64_t length, int64_t offset)
+{
+    cairn_buffer b = {data, length};
+    test_last_os_error = -1;
+    CHECK(cairn_file_write(f, &b, 1, offset, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(test_last_os_error == 0);
+}
+
+static void test_write_validation(const char *dir)
+{
+    char *path = test_join(dir, "validate");
+    char *block = test_aligned_pattern(8192, 5);
+    cairn_file *f = open_file(path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT);
+    expect_invalid_write(f, block + 1, 4096, 0);   /* address */
+    expect_invalid_write(f, block, 4095, 0);       /* length */
+    expect_invalid_write(f, block, 4096, 512);     /* offset */
+    expect_invalid_write(f, block, -4096, 0);
+    expect_invalid_write(f, NULL, 4096, 0);
+    cairn_buffer b = {block, 4096};
+    CHECK(cairn_file_write(f, &b, -1, 0, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_write(f, NULL, 1, 0, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_write(f, &b, 1, -4096, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK_OK(cairn_file_write(f, &b, 0, 0, &test_last_os_error));
+    int64_t size = -1;
+    CHECK_OK(cairn_file_size(f, &size, &test_last_os_error));
+    CHECK(size == 0); /* nothing rejected reached the file */
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+
+    /* A buffered handle takes any alignment but still refuses nonsense lengths. */
+    f = open_file(path, 0);
+    expect_invalid_write(f, block, -1, 0);
+    cairn_buffer odd = {block + 3, 5};
+    CHECK_OK(cairn_file_write(f, &odd, 1, 7, &test_last_os_error));
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+    free(block);
+    free(path);
+}
+
+static void test_lock(const char *dir)
+{
+    char *path = test_join(dir, "lock");
+    cairn_file *first = open_file(path, CAIRN_OPEN_CREATE);
+    cairn_file *second = open_file(path, 0);
+    CHECK_OK(cairn_file_lock(first, &test_last_os_error));
+    CHECK(cairn_file_lock(second, &test_last_os_error) == CAIRN_E_LOCKED);
+    CHECK(test_last_os_error == EWOULDBLOCK);
+    CHECK_OK(cairn_file_close(first, &test_last_os_error)); /* closing releases the lock */
+    CHECK_OK(cairn_file_lock(second, &test_last_os_error));
+    CHECK_OK(cairn_file_close(second, &test_last_os_error));
+    CHECK(cairn_file_lock(NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    free(path);
+}
+
+static void test_map(const char *dir)
+{
+    char *path = test_join(dir, "map");
+    char *data = test_aligned_pattern(32 * KIB, 17);
+    cairn_file *f = open_file(path, CAIRN_OPEN_CREATE);
+    cairn_buffer first_half = {data, 16 * KIB};
+    CHECK_OK(cairn_file_write(f, &first_half, 1, 0, &test_last_os_error));
+
+    void *old_map = NULL;
+    CHECK_OK(cairn_file_map(f, 16 * KIB, &old_map, &test_last_os_error));
+    CHECK(memcmp(old_map, data, 16 * KIB) == 0);
+
+    cairn_buffer second_half = {data + 16 * KIB, 16 * KIB};
+    CHECK_OK(cairn_file_write(f, &second_half, 1, 16 * KIB, &test_last_os_error));
+    void *new_map = NULL;
+    CHECK_OK(cairn_file_map(f, 32 * KIB, &new_map, &test_last_os_error));
+    CHECK(memcmp(new_map, data, 32 * KIB) == 0);
+    CHECK(memcmp(old_map, data, 16 * KIB) == 0);
+
+    /* Shared mappings see later writes; mappings outlive the handle. */
+    char patch[100];
+    memset(patch, 0x5A, sizeof patch);
+    cairn_buffer p = {patch, sizeof patch};
+    CHECK_OK(cairn_file_write(f, &p, 1, 1000, &test_last_os_error));
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+    CHECK(memcmp((char *)old_map + 1000, patch, sizeof patch) == 0);
+    CHECK(memcmp((char *)new_map + 1000, patch, sizeof patch) == 0);
+
+    CHECK_OK(cairn_map_prefetch((char *)new_map + 100, 5000, &test_last_os_error));
+    CHECK_OK(cairn_map_prefetch(new_map, 0, &test_last_os_error));
+    CHECK(cairn_map_prefetch(NULL, 10, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+
+    CHECK_OK(cairn_unmap(old_map, 16 * KIB, &test_last_os_error));
+    CHECK_OK(cairn_unmap(new_map, 32 * KIB, &test_last_os_error));
+    CHECK(cairn_unmap(NULL, 16, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+
+    f = open_file(path, CAIRN_OPEN_READ_ONLY);
+    void *none = NULL;
+    CHECK(cairn_file_map(f, 0, &none, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_map(NULL, 4096, &none, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+    free(data);
+    free(path);
+}
+
+static void test_null_handles(void)
+{
+    int64_t v = 0;
+    int32_t a = 0;
+    char byte = 0;
+    CHECK(cairn_file_size(NULL, &v, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_set_size(NULL, 1, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_allocate(NULL, 0, 1, &a, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_zero(NULL, 0, 1, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_punch_hole(NULL, 0, 1, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_sync(NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_read(NULL, &byte, 1, 0, &v, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_write(NULL, NULL, 0, 0, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+}
+
+int main(void)
+{
+    int fds_before = count_open_fds();
+    char *dir = test_make_dir("files");
+    test_open_errors(dir);
+    test_size_allocate_zero_punch(dir);
+    test_read_eof(dir);
+    test_vectored_writes(dir);
+    test_write_validation(dir);
+    test_lock(dir);
+    test_map(dir);
+    test_null_handles();
+    CHECK(count_open_fds() == fds_before);
+    test_remove_dir(dir);
+    free(dir);
+    return 0;
+}

@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #endif
 #include "support.h"
-#include "lsan_suppressions.h"
 
 #include <errno.h>
 #include <string.h>

@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #endif
 #include "support.h"
-#include "lsan_suppressions.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,0 +1,207 @@
+/* Helpers shared by the data-file writer tests (test_writer_*.c): random page batches with an
+ * in-memory expected image, file comparison, and a look at the worker thread through /proc.
+ * Header-only (static inline, so executables that use part of it do not warn). */
+#ifndef CAIRN_TEST_WRITER_SUPPORT_H
+#define CAIRN_TEST_WRITER_SUPPORT_H
+
+#include "support.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define WT_PAGE 8192
+#define WT_IOV_MAX 1024
+#define WT_IOPRIO_WHO_PROCESS 1
+#define WT_IOPRIO_BE_7 ((2 << 13) | 7)
+
+/* A batch of sorted, non-overlapping ops and what the writer should make of it. */
+struct wt_batch {
+    cairn_write_op *ops;
+    int32_t count;
+    int32_t capacity;
+    int64_t end;            /* one past the last byte written */
+    int64_t items;          /* vectored writes expected: contiguous runs split every IOV_MAX ops */
+    int64_t bytes;
+};
+
+static inline void wt_batch_add(struct wt_batch *b, const void *data, int64_t offset, int64_t length)
+{
+    if (b->count == b->capacity) {
+        b->capacity = b->capacity ? b->capacity * 2 : 256;
+        b->ops = realloc(b->ops, (size_t)b->capacity * sizeof *b->ops);
+        CHECK(b->ops != NULL);
+    }
+    b->ops[b->count++] = (cairn_write_op){.data = data, .offset = offset, .length = length};
+}
+
+static inline void wt_batch_free(struct wt_batch *b)
+{
+    free(b->ops);
+    memset(b, 0, sizeof *b);
+}
+
+/* Computes end, bytes and the expected number of vectored writes, independently of the library. */
+static inline void wt_batch_finish(struct wt_batch *b)
+{
+    b->items = 0;
+    b->bytes = 0;
+    b->end = 0;
+    int64_t previous_end = -1;
+    int run = 0;
+    for (int32_t i = 0; i < b->count; i++) {
+        CHECK(b->ops[i].offset >= previous_end || i == 0);
+        if (b->ops[i].offset != previous_end || run == WT_IOV_MAX) {
+            b->items++;
+            run = 0;
+        }
+        run++;
+        previous_end = b->ops[i].offset + b->ops[i].length;
+        b->bytes += b->ops[i].length;
+    }
+    b->end = previous_end > 0 ? previous_end : 0;
+}
+
+/* A run of `pages` consecutive pages starting at page `first`: one op per page when `single` (so a
+ * long run has more ops than IOV_MAX), otherwise ops of 1-3 pages. Data comes from random pages of
+ * `pool`, so consecutive ops point at unrelated memory. Returns the page after the run. */
+static inline int64_t wt_add_run(struct wt_batch *b, uint64_t *rng, int64_t first, int64_t pages,
+                                 int single, const char *pool, int64_t pool_pages)
+{
+    int64_t p = first;
+    while (p < first + pages) {
+        int64_t n = single ? 1 : 1 + (int64_t)(test_next_random(rng) % 3);
+        if (p + n > first + pages)
+            n = first + pages - p;
+        int64_t source = (int64_t)(test_next_random(rng) % (uint64_t)(pool_pages - n + 1));
+        wt_batch_add(b, pool + source * WT_PAGE, p * WT_PAGE, n * WT_PAGE);
+        p += n;
+    }
+    return p;
+}
+
+/* Random short runs (1..max_run pages, gaps of 1..max_gap pages) over pages [first, limit), with
+ * `long_runs` runs of more than IOV_MAX single-page ops placed at random points among them. */
+static inline void wt_random_batch(struct wt_batch *b, uint64_t *rng, int64_t first, int64_t limit,
+                                   int max_run, int max_gap, int long_runs, const char *pool,
+                                   int64_t pool_pages)
+{
+    int64_t p = first + (int64_t)(test_next_random(rng) % 3);
+    while (p < limit) {
+        int64_t run;
+        int single = 0;
+        if (long_runs > 0 && test_next_random(rng) % 64 == 0) {
+            run = WT_IOV_MAX + 1 + (int64_t)(test_next_random(rng) % 1200);
+            single = 1;
+            long_runs--;
+        } else {
+            run = 1 + (int64_t)(test_next_random(rng) % (uint64_t)max_run);
+        }
+        if (p + run > limit)
+            run = limit - p;
+        p = wt_add_run(b, rng, p, run, single, pool, pool_pages);
+        p += 1 + (int64_t)(test_next_random(rng) % (uint64_t)max_gap);
+    }
+    wt_batch_finish(b);
+}
+
+/* Applies a batch to an expected image (which must be large enough). */
+static inline void wt_apply(const struct wt_batch *b, char *image)
+{
+    for (int32_t i = 0; i < b->count; i++)
+        memcpy(image + b->ops[i].offset, b->ops[i].data, (size_t)b->ops[i].length);
+}
+
+static inline cairn_file *wt_open(const char *path, int32_t flags)
+{
+    cairn_file *f = NULL;
+    int32_t effective = 0;
+    CHECK_OK(cairn_file_open(path, flags, &f, &effective, &test_last_os_error));
+    CHECK(f != NULL);
+    return f;
+}
+
+static inline void wt_close(cairn_file *f)
+{
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+}
+
+/* The file must hold exactly image[0, size). */
+static inline void wt_check_file(const char *path, const char *image, int64_t size)
+{
+    int64_t actual_size = -1;
+    char *actual = test_read_file(path, &actual_size);
+    if (actual_size != size)
+        fprintf(stderr, "%s: size %lld, expected %lld\n", path, (long long)actual_size, (long long)size);
+    CHECK(actual_size == size);
+    if (memcmp(actual, image, (size_t)size) != 0) {
+        for (int64_t i = 0; i < size; i++) {
+            if (actual[i] != image[i]) {
+                fprintf(stderr, "%s: first difference at byte %lld (page %lld)\n", path, (long long)i,
+                        (long long)(i / WT_PAGE));
+                break;
+            }
+        }
+        CHECK(!"file content differs from the expected image");
+    }
+    free(actual);
+}
+
+static inline int64_t wt_write_calls(void)
+{
+    int64_t n = 0;
+    CHECK_OK(cairn_test_write_calls(&n, &test_last_os_error));
+    return n;
+}
+
+/* Thread id of the io_uring worker ("cairn-io-ring"), or 0 if there is none. */
+static inline pid_t wt_worker_tid(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    CHECK(d != NULL);
+    pid_t found = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[300], comm[64] = {0};
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            continue;
+        if (fgets(comm, sizeof comm, f) != NULL && strcmp(comm, "cairn-io-ring\n") == 0) {
+            CHECK(found == 0); /* exactly one worker */
+            found = (pid_t)atoi(e->d_name);
+        }
+        fclose(f);
+    }
+    closedir(d);
+    return found;
+}
+
+static inline int wt_count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    CHECK(d != NULL);
+    int n = 0;
+    while (readdir(d) != NULL)
+        n++;
+    closedir(d);
+    return n;
+}
+
+static inline void wt_backend(int32_t expected_backend, int32_t expected_setup_error)
+{
+    int32_t backend = -1, setup_error = -1;
+    CHECK_OK(cairn_io_backend(&backend, &setup_error, &test_last_os_error));
+    if (backend != expected_backend || setup_error != expected_setup_error)
+        fprintf(stderr, "backend %d setup_error %d, expected %d/%d\n", backend, setup_error,
+                expected_backend, expected_setup_error);
+    CHECK(backend == expected_backend);
+    CHECK(setup_error == expected_setup_error);
+}
+
+#endif

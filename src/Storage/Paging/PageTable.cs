@@ -1,0 +1,103 @@
+using System.Numerics;
+using System.Runtime.CompilerServices;
+
+namespace Cairn.Paging;
+
+/// <summary>
+/// The newest committed version of every page that is not in the data file yet, published with
+/// each environment state. Immutable: a writer derives the next table with <see cref="ToBuilder"/>,
+/// sharing every node it does not change, so a reader keeps a consistent table for as long as it
+/// holds the reference.
+/// <para>
+/// A radix trie on the page number, 6 bits per level, as deep as the largest page number needs
+/// (7 levels cover the whole 2^40 range; a 64 GiB file of 8 KiB pages needs 4). Readers call
+/// <see cref="TryGet"/> on every tree step, so it is a fixed loop of bitmap tests with no
+/// allocation, no locks and no type checks.
+/// </para>
+/// </summary>
+internal sealed partial class PageTable
+{
+    /// <summary>Page numbers are below this (a 2^40-page file is 8 PiB of 8 KiB pages).</summary>
+    public const long PageNumberLimit = 1L << 40;
+
+    /// <summary>Levels needed for <see cref="PageNumberLimit"/>: ceil(40 / 6).</summary>
+    internal const int MaxLevels = 7;
+
+    public static PageTable Empty { get; } = new(root: null, rootShift: 0, count: 0);
+
+    private readonly PageTableNode? _root;
+    /// <summary>How far to shift a page number for the root's slot: 6 × (levels − 1).</summary>
+    private readonly int _rootShift;
+    /// <summary>
+    /// Every page number the trie can hold is below this; 0 when empty. Comparing as unsigned
+    /// makes one test reject the empty table, negative numbers and numbers above the root.
+    /// </summary>
+    private readonly ulong _pageNumberBound;
+
+    private PageTable(PageTableNode? root, int rootShift, int count)
+    {
+        _root = root;
+        _rootShift = rootShift;
+        _pageNumberBound = root is null ? 0 : BoundFor(rootShift);
+        Count = count;
+    }
+
+    public int Count { get; }
+
+    public bool TryGet(long pageNumber, out PageVersion version)
+    {
+        if ((ulong)pageNumber < _pageNumberBound)
+            return Find(_root!, _rootShift, pageNumber, out version);
+        version = default;
+        return false;
+    }
+
+    /// <summary>All entries in ascending page-number order (the order the flusher writes in).</summary>
+    public Enumerator GetEnumerator() => new(_root, _rootShift);
+
+    /// <summary>
+    /// The entries written by <paramref name="transactionId"/> or earlier, ascending by page number:
+    /// what a flush may write once no reader needs anything older.
+    /// </summary>
+    public EntriesUpToTransaction EntriesUpTo(long transactionId) => new(this, transactionId);
+
+    public Builder ToBuilder() => new(this, _root, _rootShift, Count);
+
+    /// <summary>The walk below the bound check: one bitmap test and one load per level.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool Find(PageTableNode node, int shift, long pageNumber, out PageVersion version)
+    {
+        ulong bitmap;
+        ulong slotBit;
+        for (; shift != 0; shift -= PageTableNode.SlotBits)
+        {
+            // A ulong shift count is taken mod 64, which is exactly this level's 6-bit digit.
+            slotBit = 1UL << (int)(pageNumber >> shift);
+            bitmap = node.Bitmap;
+            if ((bitmap & slotBit) == 0)
+                goto Missing;
+            node = node.Children![BitOperations.PopCount(bitmap & (slotBit - 1))];
+        }
+
+        slotBit = 1UL << (int)pageNumber;
+        bitmap = node.Bitmap;
+        if ((bitmap & slotBit) != 0)
+        {
+            version = node.Versions![BitOperations.PopCount(bitmap & (slotBit - 1))];
+            return true;
+        }
+
+    Missing:
+        version = default;
+        return false;
+    }
+
+    private static ulong BoundFor(int rootShift) => 1UL << (rootShift + PageTableNode.SlotBits);
+
+    /// <summary>The root shift of the shallowest trie that can hold <paramref name="pageNumber"/>.</summary>
+    private static int RootShiftFor(long pageNumber)
+    {
+        int significantBits = 64 - BitOperations.LeadingZeroCount((ulong)pageNumber | 1);
+        return (significantBits - 1) / PageTableNode.SlotBits * PageTableNode.SlotBits;
+    }
+}

@@ -1,0 +1,172 @@
+using System.Runtime.CompilerServices;
+using Cairn.Paging;
+
+namespace Cairn.Trees;
+
+// Splitting a full page and pushing separators up, growing a new root when the old one splits.
+internal sealed unsafe partial class BTree
+{
+    /// <summary>
+    /// Inserts <paramref name="node"/> at <paramref name="index"/> of the page at <paramref name="level"/>,
+    /// which has no room for it, splitting that page and as many ancestors as needed.
+    /// </summary>
+    [SkipLocalsInit]
+    private void InsertWithSplit(ref TreePath path, int level, int index, byte* node, int nodeSize)
+    {
+        // Separators travel up as ready-made branch nodes; two buffers because splitting a branch
+        // reads the incoming separator while writing the outgoing one.
+        byte* spare = stackalloc byte[TreePage.MaxBranchNodeSize];
+        byte* other = stackalloc byte[TreePage.MaxBranchNodeSize];
+        while (true)
+        {
+            long pageNumber = path.Pages[level];
+            byte* page = _pages.ModifyPage(pageNumber);
+            bool append = index == TreePage.Count(page) && IsRightmostPath(ref path, level);
+            SplitPage(page, index, node, append, spare, out int separatorSize);
+            if (level == 0)
+            {
+                GrowRoot(pageNumber, spare, separatorSize);
+                return;
+            }
+
+            level--;
+            index = path.Indices[level] + 1;
+            node = spare;
+            nodeSize = separatorSize;
+            spare = other;
+            other = node;
+
+            byte* parent = _pages.ModifyPage(path.Pages[level]);
+            if (TreePage.TryReserve(parent, nodeSize + sizeof(ushort)))
+            {
+                Buffer.MemoryCopy(node, TreePage.InsertSlot(parent, index, nodeSize), nodeSize, nodeSize);
+                return;
+            }
+        }
+    }
+
+    /// <summary>Whether every page above <paramref name="level"/> on the path is its parent's last child.</summary>
+    private bool IsRightmostPath(ref TreePath path, int level)
+    {
+        for (int l = 0; l < level; l++)
+        {
+            if (path.Indices[l] != TreePage.Count(_pages.GetPage(path.Pages[l])) - 1)
+                return false;
+        }
+        return true;
+    }
+
+    /// <summary>
+    /// Splits <paramref name="page"/> (already modified) into itself and a new right sibling, with the
+    /// new node placed at <paramref name="index"/> of the combined sequence. Writes the branch node that
+    /// points at the right sibling, keyed by its first key, into <paramref name="separator"/>.
+    /// </summary>
+    [SkipLocalsInit]
+    private void SplitPage(byte* page, int index, byte* node, bool append, byte* separator, out int separatorSize)
+    {
+        bool leaf = TreePage.IsLeaf(page);
+        int count = TreePage.Count(page);
+        int total = count + 1;
+        // Appending past the tree's last key leaves the left page full: sequential loads pack pages
+        // instead of leaving every one half empty.
+        int splitAt = append ? count : ChooseSplitPoint(page, index, node, leaf);
+
+        byte* copy = stackalloc byte[StorageConstants.PageSize];
+        Buffer.MemoryCopy(page, copy, StorageConstants.PageSize, StorageConstants.PageSize);
+
+        byte* right = _pages.AllocatePages(1, out long rightPage);
+        TreePage.Initialize(right, leaf ? PageFlags.Leaf : PageFlags.Branch);
+
+        byte* first = Entry(copy, index, node, splitAt);
+        ReadOnlySpan<byte> separatorKey = leaf ? TreePage.LeafKey(first) : TreePage.BranchKey(first);
+        TreePage.WriteBranchNode(separator, separatorKey, rightPage);
+        separatorSize = BranchNodeHeader.Size + separatorKey.Length;
+
+        for (int j = splitAt; j < total; j++)
+        {
+            byte* entry = Entry(copy, index, node, j);
+            if (!leaf && j == splitAt)
+            {
+                // Its key moved up as the separator; here it becomes the keyless first node.
+                TreePage.WriteBranchNode(TreePage.AppendSlot(right, BranchNodeHeader.Size), default, ((BranchNodeHeader*)entry)->ChildPage);
+                continue;
+            }
+            int size = leaf ? TreePage.LeafNodeSize(entry) : TreePage.BranchNodeSize(entry);
+            Buffer.MemoryCopy(entry, TreePage.AppendSlot(right, size), size, size);
+        }
+
+        TreePage.Clear(page);
+        for (int j = 0; j < splitAt; j++)
+        {
+            byte* entry = Entry(copy, index, node, j);
+            int size = leaf ? TreePage.LeafNodeSize(entry) : TreePage.BranchNodeSize(entry);
+            Buffer.MemoryCopy(entry, TreePage.AppendSlot(page, size), size, size);
+        }
+
+        if (leaf)
+            _state.LeafPages++;
+        else
+            _state.BranchPages++;
+    }
+
+    /// <summary>Entry <paramref name="j"/> of the page's nodes with the new node inserted at <paramref name="index"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static byte* Entry(byte* page, int index, byte* node, int j) =>
+        j < index ? TreePage.Node(page, j) : j == index ? node : TreePage.Node(page, j - 1);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int EntrySize(byte* page, int index, byte* node, int j, bool leaf)
+    {
+        byte* entry = Entry(page, index, node, j);
+        return (leaf ? TreePage.LeafNodeSize(entry) : TreePage.BranchNodeSize(entry)) + sizeof(ushort);
+    }
+
+    /// <summary>
+    /// The number of entries that stay on the left: the split closest to equal byte halves such that
+    /// both halves fit. On a branch the right half's first entry shrinks to a bare header because its
+    /// key moves up. One always exists because no node exceeds a third of the page.
+    /// </summary>
+    private static int ChooseSplitPoint(byte* page, int index, byte* node, bool leaf)
+    {
+        int total = TreePage.Count(page) + 1;
+        int bytes = 0;
+        for (int j = 0; j < total; j++)
+            bytes += EntrySize(page, index, node, j, leaf);
+
+        int best = -1;
+        int bestDifference = int.MaxValue;
+        int left = 0;
+        for (int k = 1; k < total; k++)
+        {
+            left += EntrySize(page, index, node, k - 1, leaf);
+            if (left > TreePage.UsableSpace)
+                break;
+            int right = bytes - left;
+            if (!leaf)
+                right -= EntrySize(page, index, node, k, leaf) - (BranchNodeHeader.Size + sizeof(ushort));
+            if (right > TreePage.UsableSpace)
+                continue;
+            int difference = Math.Abs(left - right);
+            if (difference < bestDifference)
+            {
+                best = k;
+                bestDifference = difference;
+            }
+        }
+        if (best < 0)
+            throw new InvalidOperationException($"No split of a {(leaf ? "leaf" : "branch")} page with {total} entries fits two pages.");
+        return best;
+    }
+
+    /// <summary>The root split: a new root branch over the old root and its new sibling.</summary>
+    private void GrowRoot(long oldRootPage, byte* separator, int separatorSize)
+    {
+        byte* root = _pages.AllocatePages(1, out long rootPage);
+        TreePage.Initialize(root, PageFlags.Branch);
+        TreePage.WriteBranchNode(TreePage.AppendSlot(root, BranchNodeHeader.Size), default, oldRootPage);
+        Buffer.MemoryCopy(separator, TreePage.AppendSlot(root, separatorSize), separatorSize, separatorSize);
+        _state.RootPage = rootPage;
+        _state.Depth++;
+        _state.BranchPages++;
+    }
+}

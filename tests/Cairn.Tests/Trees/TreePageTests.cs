@@ -1,0 +1,102 @@
+using System.Runtime.CompilerServices;
+using Cairn.Paging;
+using Cairn.Trees;
+
+namespace Cairn.Tests.Trees;
+
+/// <summary>The node and page layout primitives.</summary>
+public unsafe class TreePageTests
+{
+    [Fact]
+    public void Node_headers_have_the_documented_sizes()
+    {
+        Assert.Equal(LeafNodeHeader.Size, Unsafe.SizeOf<LeafNodeHeader>());
+        Assert.Equal(7, LeafNodeHeader.Size);
+        Assert.Equal(BranchNodeHeader.Size, Unsafe.SizeOf<BranchNodeHeader>());
+        Assert.Equal(11, BranchNodeHeader.Size);
+        Assert.Equal(PageHeader.Size, Unsafe.SizeOf<PageHeader>());
+    }
+
+    [Fact]
+    public void Leaf_node_bytes_are_at_the_documented_offsets()
+    {
+        byte* node = stackalloc byte[64];
+        TreePage.WriteLeafNode(node, [1, 2, 3], [9, 8], 0, overflow: false);
+        Assert.Equal(3, *(ushort*)node);
+        Assert.Equal(LeafNodeFlags.Inline, node[2]);
+        Assert.Equal(2, *(int*)(node + 3));
+        Assert.Equal(new byte[] { 1, 2, 3, 9, 8 }, new ReadOnlySpan<byte>(node + 7, 5).ToArray());
+
+        TreePage.WriteLeafNode(node, [1], new byte[5000], 0x0102030405060708, overflow: true);
+        Assert.Equal(LeafNodeFlags.Overflow, node[2]);
+        Assert.Equal(5000, *(int*)(node + 3));
+        Assert.Equal(0x0102030405060708, *(long*)(node + 8));
+        Assert.Equal(7 + 1 + 8, TreePage.LeafNodeSize(node));
+
+        TreePage.WriteBranchNode(node, [5, 6], 77);
+        Assert.Equal(2, *(ushort*)node);
+        Assert.Equal(0, node[2]);
+        Assert.Equal(77, *(long*)(node + 3));
+        Assert.Equal(5, node[11]);
+    }
+
+    [Fact]
+    public void Compaction_packs_nodes_against_the_page_end_and_keeps_slot_order()
+    {
+        byte* page = stackalloc byte[StorageConstants.PageSize];
+        new Span<byte>(page, StorageConstants.PageSize).Clear();
+        TreePage.Initialize(page, PageFlags.Leaf);
+        for (int i = 0; i < 20; i++)
+        {
+            byte[] key = TreeHarness.Key(i);
+            byte[] value = TreeHarness.Value(i, 100 + i);
+            int size = TreePage.LeafNodeSize(key.Length, value.Length, false);
+            TreePage.WriteLeafNode(TreePage.InsertSlot(page, i, size), key, value, 0, false);
+        }
+        for (int i = 18; i >= 0; i -= 2)
+            TreePage.RemoveSlot(page, i, TreePage.LeafNodeSize(TreePage.Node(page, i)));
+
+        int used = TreePage.UsedBytes(page);
+        Assert.True(TreePage.ContiguousFree(page) < TreePage.UsableSpace - used, "deleting from the middle leaves holes");
+        TreePage.Compact(page);
+        Assert.Equal(TreePage.UsableSpace - used, TreePage.ContiguousFree(page));
+        Assert.Equal(10, TreePage.Count(page));
+        for (int i = 0; i < 10; i++)
+        {
+            byte* node = TreePage.Node(page, i);
+            Assert.True(TreePage.LeafKey(node).SequenceEqual(TreeHarness.Key(2 * i + 1)));
+            Assert.True(new ReadOnlySpan<byte>(TreePage.LeafValueStart(node), ((LeafNodeHeader*)node)->ValueSize)
+                .SequenceEqual(TreeHarness.Value(2 * i + 1, 101 + 2 * i)));
+        }
+    }
+
+    [Fact]
+    public void Removing_the_lowest_node_gives_its_bytes_back_at_once()
+    {
+        byte* page = stackalloc byte[StorageConstants.PageSize];
+        TreePage.Initialize(page, PageFlags.Leaf);
+        for (int i = 0; i < 3; i++)
+            TreePage.WriteLeafNode(TreePage.InsertSlot(page, i, 7 + 4 + 10), TreeHarness.Key(i), new byte[10], 0, false);
+        int free = TreePage.ContiguousFree(page);
+        TreePage.RemoveSlot(page, 2, 21); // the last inserted node sits at Upper
+        Assert.Equal(free + 21 + 2, TreePage.ContiguousFree(page));
+    }
+
+    [Fact]
+    public void Searches_compare_keys_as_unsigned_bytes()
+    {
+        byte* page = stackalloc byte[StorageConstants.PageSize];
+        TreePage.Initialize(page, PageFlags.Leaf);
+        byte[][] keys = [[0x00], [0x00, 0x00], [0x01], [0x7F], [0x80], [0xFF], [0xFF, 0x00]];
+        for (int i = 0; i < keys.Length; i++)
+            TreePage.WriteLeafNode(TreePage.InsertSlot(page, i, 7 + keys[i].Length), keys[i], [], 0, false);
+        for (int i = 0; i < keys.Length; i++)
+        {
+            Assert.Equal(i, TreePage.SearchLeaf(page, keys[i], out bool found));
+            Assert.True(found);
+        }
+        Assert.Equal(5, TreePage.SearchLeaf(page, [0x80, 0x00], out bool between));
+        Assert.False(between);
+        Assert.Equal(keys.Length, TreePage.SearchLeaf(page, [0xFF, 0xFF], out _));
+    }
+}

@@ -1,0 +1,110 @@
+using Cairn.FreeSpace;
+using Cairn.Paging;
+using Cairn.Trees;
+using Cairn.Verification;
+
+namespace Cairn;
+
+public sealed unsafe partial class StorageEnvironment
+{
+    /// <summary>
+    /// Checks the whole environment as of the last commit: every tree's key order, separator bounds,
+    /// depth, counts and page checksums, and that every page below the high-water mark is exactly
+    /// one of in use, free, or freed but waiting for readers. Holds the write lock while it runs.
+    /// Throws <see cref="VerificationException"/> listing every problem.
+    /// </summary>
+    public VerificationReport Verify()
+    {
+        ThrowIfDisposed();
+        if (!_writeLock.Wait(_options.WriteTransactionTimeout))
+            throw new WriteTransactionTimeoutException(_options.WriteTransactionTimeout);
+        try
+        {
+            ReclaimUnreachable();
+            using var tx = BeginRead();
+            return VerifySnapshot(tx);
+        }
+        finally
+        {
+            _writeLock.Release();
+        }
+    }
+
+    private VerificationReport VerifySnapshot(ReadTransaction tx)
+    {
+        var state = tx.Low.State;
+        var owners = new PageOwnership(state.NextPageNumber);
+        owners.Claim(0, (int)DataFile.HeaderPages, "the file header");
+        ClaimFreeSpacePages(tx.Low, state.FreeSpaceDirectoryPage, owners);
+
+        var root = tx.RootTree;
+        VerifyTree(root, "the root tree", owners);
+        int trees = 0;
+        long entries = 0;
+        foreach (var name in tx.GetTreeNames())
+        {
+            var tree = tx.OpenTree(name);
+            VerifyTree(tree.Inner, $"tree '{name}'", owners);
+            trees++;
+            entries += tree.Count;
+        }
+
+        var waiting = new HashSet<long>();
+        foreach (var (page, count) in _reclaimer.WaitingPages)
+            for (long p = page; p < page + count; p++)
+                waiting.Add(p);
+
+        long free = 0;
+        for (long page = 0; page < state.NextPageNumber; page++)
+        {
+            bool marked = FreeSpaceMap.IsMarkedFree(tx.Low, state.FreeSpaceDirectoryPage, page);
+            bool used = owners.IsClaimed(page);
+            bool isWaiting = waiting.Contains(page);
+            bool available = _freeSpace.IsAvailable(page);
+            if (used && marked)
+                owners.Problems.Add($"page {page} is in use and also marked free");
+            else if (!used && !marked)
+                owners.Problems.Add($"page {page} is neither in use nor free (leaked)");
+            else if (marked && isWaiting == available)
+                owners.Problems.Add($"free page {page} is {(available ? "both available and waiting for readers" : "neither available nor waiting for readers")}");
+            if (marked)
+                free++;
+        }
+        foreach (var page in waiting)
+            if (page >= state.NextPageNumber)
+                owners.Problems.Add($"page {page} waits for readers but is beyond the high-water mark {state.NextPageNumber}");
+
+        if (owners.Problems.Count > 0)
+            throw new VerificationException(_dataFile.FilePath, owners.Problems);
+        return new VerificationReport(state.TransactionId, state.NextPageNumber, owners.Claimed, free - waiting.Count, waiting.Count, trees, entries);
+    }
+
+    private static void VerifyTree(BTree tree, string owner, PageOwnership owners)
+    {
+        try
+        {
+            tree.Verify(new OwnershipSink(owners, owner));
+        }
+        catch (Exception e) when (e is TreeCorruptionException or PageCorruptionException)
+        {
+            owners.Problems.Add($"{owner}: {e.Message}");
+        }
+    }
+
+    private static void ClaimFreeSpacePages(Transactions.LowLevelTransaction tx, long directoryPage, PageOwnership owners)
+    {
+        owners.Claim(directoryPage, 1, "the free-space directory");
+        byte* directory = tx.GetPage(directoryPage);
+        for (int s = 0; s < FreeSpaceMap.SectionCount(directory); s++)
+        {
+            long section = FreeSpaceMap.SectionPage(directory, s);
+            tx.GetPage(section); // validates the checksum
+            owners.Claim(section, 1, $"free-space section {s}");
+        }
+    }
+
+    private sealed class OwnershipSink(PageOwnership owners, string owner) : ITreeVerificationSink
+    {
+        public void OnPages(long firstPage, int count, TreePageKind kind) => owners.Claim(firstPage, count, $"{owner} ({kind})");
+    }
+}

@@ -1,0 +1,127 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using Cairn.Pal;
+
+namespace Cairn.Paging;
+
+/// <summary>
+/// The data file: 8 KiB pages, read through a memory map, written only by the flusher through the
+/// PAL's data-file writer, grown in adaptive steps. Pages 0 and 1 hold the two header copies.
+/// </summary>
+internal sealed unsafe class DataFile : IDisposable
+{
+    public const long HeaderPages = 2;
+    private const long MinimumGrowthPages = 32;                         // 256 KiB: a new environment stays small
+    private const long MaximumGrowthPages = (1L << 30) / StorageConstants.PageSize; // 1 GiB steps at most
+
+    private readonly PalFile _file;
+    private readonly PageValidationMap _validated = new();
+
+    private DataFile(string path, PalFile file, long pageCount)
+    {
+        FilePath = path;
+        _file = file;
+        PageCount = pageCount;
+    }
+
+    public string FilePath { get; }
+
+    /// <summary>The file's size in pages (what the current view maps).</summary>
+    public long PageCount { get; private set; }
+
+    public static DataFile Open(string path)
+    {
+        var file = PalFile.Open(path, PalOpenFlags.Create);
+        try
+        {
+            try
+            {
+                file.Lock();
+            }
+            catch (FileLockedException e)
+            {
+                throw new EnvironmentLockedException(Path.GetDirectoryName(path)!, e);
+            }
+            long size = file.GetSize();
+            if (size % StorageConstants.PageSize != 0)
+                throw new StorageFormatException(path, size, $"the data file's size {size} is not a multiple of the {StorageConstants.PageSize}-byte page size (wrong file, or truncated)");
+            return new DataFile(path, file, size / StorageConstants.PageSize);
+        }
+        catch
+        {
+            file.Dispose();
+            throw;
+        }
+    }
+
+    public bool IsEmpty => PageCount == 0;
+
+    public MappedView Map() => new(_file.Map(PageCount * StorageConstants.PageSize), PageCount);
+
+    /// <summary>
+    /// Grows the file so it holds at least <paramref name="requiredPages"/> pages: by the current size
+    /// (doubling) but at least 256 KiB and at most 1 GiB beyond what is required. Returns whether it grew.
+    /// </summary>
+    public bool EnsureCapacity(long requiredPages)
+    {
+        if (requiredPages <= PageCount)
+            return false;
+        long step = Math.Clamp(PageCount, MinimumGrowthPages, MaximumGrowthPages);
+        long target = Math.Max(requiredPages, PageCount + step);
+        _file.Allocate(0, target * StorageConstants.PageSize);
+        PageCount = target;
+        return true;
+    }
+
+    /// <summary>A page from the map, validated the first time it is touched after open.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public byte* GetPage(MappedView view, long pageNumber)
+    {
+        if ((ulong)pageNumber >= (ulong)view.PageCount)
+            ThrowOutOfRange(pageNumber, view.PageCount);
+        byte* page = view.Base + (pageNumber << StorageConstants.PageShift);
+        if (!_validated.IsValidated(pageNumber))
+            ValidateFirstTouch(page, pageNumber, view.PageCount);
+        return page;
+    }
+
+    private void ValidateFirstTouch(byte* page, long pageNumber, long availablePages)
+    {
+        PageChecksum.Validate(page, pageNumber, availablePages, FilePath);
+        _validated.MarkValidated(pageNumber, PageChecksum.RunLength(page));
+    }
+
+    /// <summary>Writes page runs (sorted by page number) and records them as validated: we wrote them.</summary>
+    public void WritePages(ReadOnlySpan<PalWriteOp> runs)
+    {
+        _file.WriteGather(runs);
+        foreach (ref readonly var run in runs)
+            _validated.MarkValidated(run.Offset >> StorageConstants.PageShift, (int)(run.Length >> StorageConstants.PageShift));
+    }
+
+    public void Sync() => _file.SyncGather();
+
+    public FileHeader? ReadHeader(int slot)
+    {
+        var page = new byte[StorageConstants.PageSize];
+        int read = _file.Read(page, slot * (long)StorageConstants.PageSize);
+        if (read < FileHeader.Size)
+            return null;
+        return MemoryMarshal.Read<FileHeader>(page);
+    }
+
+    /// <summary>Writes one header copy and syncs, so the header never runs ahead of what it describes.</summary>
+    public void WriteHeader(int slot, in FileHeader header)
+    {
+        var page = new byte[StorageConstants.PageSize];
+        MemoryMarshal.Write(page, in header);
+        _file.Write(page, slot * (long)StorageConstants.PageSize);
+        _file.Sync();
+    }
+
+    public void Dispose() => _file.Dispose();
+
+    private void ThrowOutOfRange(long pageNumber, long pageCount)
+        => throw new PageCorruptionException(FilePath, pageNumber, 0, 0,
+            $"a reference points past the end of the mapped file ({pageCount} pages)");
+}

@@ -1,0 +1,37 @@
+using System.Runtime.InteropServices;
+using Cairn.Trees;
+
+namespace Cairn.Paging;
+
+/// <summary>
+/// The environment's root record, kept twice (pages 0 and 1 of the data file). Each write goes to
+/// the copy with the older revision, so a torn header write always leaves the other copy intact.
+/// Layout in docs/on-disk-format.md.
+/// </summary>
+[StructLayout(LayoutKind.Sequential, Pack = 1)]
+internal struct FileHeader
+{
+    public const int Size = 152;
+    public const ulong MagicValue = 0x314244_4E52494143; // "CAIRNDB1" little-endian
+    public const int CurrentFormatVersion = 1;
+    public const int ChecksummedLength = Size - sizeof(ulong);
+
+    public ulong Magic;
+    public int FormatVersion;
+    public int PageSize;
+    public Guid EnvironmentId;
+    /// <summary>Incremented on every header write; the valid copy with the highest revision wins.</summary>
+    public long Revision;
+    /// <summary>The last transaction whose pages are all in the data file (and synced before this header was written).</summary>
+    public long LastTransactionId;
+    /// <summary>Pages below this number have been allocated at some point; above it the file is unused.</summary>
+    public long NextPageNumber;
+    public long FreeSpaceDirectoryPage;
+    public TreeState RootTree;
+    public long Reserved1;
+    public long Reserved2;
+    public long Reserved3;
+    public long Reserved4;
+    /// <summary>XXH64 of every byte before it, seeded with <see cref="MagicValue"/>.</summary>
+    public ulong Checksum;
+}

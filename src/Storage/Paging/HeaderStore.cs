@@ -1,0 +1,77 @@
+using System.Runtime.InteropServices;
+using Cairn.Hashing;
+
+namespace Cairn.Paging;
+
+/// <summary>
+/// Reads, chooses, repairs and writes the two header copies. The newest valid copy wins; an
+/// invalid or older copy is rewritten from it at open, so a single torn write is always repaired.
+/// </summary>
+internal sealed class HeaderStore(DataFile file)
+{
+    private int _currentSlot;
+
+    public FileHeader Current { get; private set; }
+
+    /// <summary>Loads the winning copy and repairs the other. Throws naming the file and offsets if neither is valid.</summary>
+    public void Load()
+    {
+        var first = Check(0, out string? firstProblem);
+        var second = Check(1, out string? secondProblem);
+        if (first is null && second is null)
+            throw new StorageFormatException(file.FilePath, 0,
+                $"both header copies are invalid (offset 0: {firstProblem}; offset {StorageConstants.PageSize}: {secondProblem})");
+
+        bool firstWins = second is null || (first is not null && first.Value.Revision >= second.Value.Revision);
+        _currentSlot = firstWins ? 0 : 1;
+        Current = firstWins ? first!.Value : second!.Value;
+
+        var other = firstWins ? second : first;
+        if (other is null || other.Value.Revision != Current.Revision || other.Value.Checksum != Current.Checksum)
+            file.WriteHeader(1 - _currentSlot, Current);
+    }
+
+    /// <summary>Writes a new revision into the copy not holding the current one.</summary>
+    public void Write(FileHeader header)
+    {
+        header.Revision = Current.Revision + 1;
+        header.Checksum = ComputeChecksum(header);
+        int slot = 1 - _currentSlot;
+        file.WriteHeader(slot, header);
+        _currentSlot = slot;
+        Current = header;
+    }
+
+    /// <summary>Formats a new file: both copies, revision 1 and 2, so neither is ever missing.</summary>
+    public void Initialize(FileHeader header)
+    {
+        header.Revision = 1;
+        header.Checksum = ComputeChecksum(header);
+        file.WriteHeader(0, header);
+        Current = header;
+        _currentSlot = 0;
+        Write(header);
+    }
+
+    public static unsafe ulong ComputeChecksum(FileHeader header)
+    {
+        var bytes = MemoryMarshal.AsBytes(new ReadOnlySpan<FileHeader>(in header));
+        fixed (byte* p = bytes)
+            return XxHash64.Hash(p, FileHeader.ChecksummedLength, FileHeader.MagicValue);
+    }
+
+    private FileHeader? Check(int slot, out string? problem)
+    {
+        var header = file.ReadHeader(slot);
+        problem = header switch
+        {
+            null => "the file is too short to hold it",
+            { Magic: not FileHeader.MagicValue } => "not a Cairn header (wrong file?)",
+            { } h when h.Checksum != ComputeChecksum(h) => "checksum mismatch",
+            { FormatVersion: not FileHeader.CurrentFormatVersion } h => $"format version {h.FormatVersion} is not supported (this build reads {FileHeader.CurrentFormatVersion})",
+            { PageSize: not StorageConstants.PageSize } h => $"page size {h.PageSize} (this build uses {StorageConstants.PageSize})",
+            _ => null,
+        };
+        return problem is null ? header : null;
+    }
+}

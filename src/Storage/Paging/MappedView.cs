@@ -1,0 +1,25 @@
+using Cairn.Pal;
+
+namespace Cairn.Paging;
+
+/// <summary>
+/// One read-only mapping of the data file at some size. A grown file gets a new view; the old one
+/// stays mapped until no reader of an older environment state can use it (see ResourceReclaimer).
+/// </summary>
+internal sealed unsafe class MappedView : IDisposable
+{
+    private readonly PalMapping _mapping;
+
+    public MappedView(PalMapping mapping, long pageCount)
+    {
+        _mapping = mapping;
+        PageCount = pageCount;
+        Base = mapping.Pointer;
+    }
+
+    public byte* Base { get; }
+
+    public long PageCount { get; }
+
+    public void Dispose() => _mapping.Dispose();
+}

@@ -1,0 +1,36 @@
+using Cairn.Paging;
+using Cairn.Trees;
+
+namespace Cairn.Transactions;
+
+/// <summary>
+/// One immutable view of the environment, published atomically by a commit (or by the flusher,
+/// which only moves page versions from scratch memory to the data file). A read transaction keeps
+/// the state it started with for its whole life, which is all snapshot isolation needs.
+/// </summary>
+internal sealed class EnvironmentState(
+    long transactionId,
+    long epoch,
+    PageTable pages,
+    long nextPageNumber,
+    TreeState rootTree,
+    long freeSpaceDirectoryPage,
+    MappedView view)
+{
+    /// <summary>The last committed transaction this state shows.</summary>
+    public long TransactionId { get; } = transactionId;
+
+    /// <summary>Increases with every published state (commits and flushes), for reclamation.</summary>
+    public long Epoch { get; } = epoch;
+
+    /// <summary>Newest committed version of every page whose data-file copy is not current.</summary>
+    public PageTable Pages { get; } = pages;
+
+    public long NextPageNumber { get; } = nextPageNumber;
+
+    public TreeState RootTree { get; } = rootTree;
+
+    public long FreeSpaceDirectoryPage { get; } = freeSpaceDirectoryPage;
+
+    public MappedView View { get; } = view;
+}

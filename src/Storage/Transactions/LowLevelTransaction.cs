@@ -1,0 +1,143 @@
+using System.Runtime.CompilerServices;
+using Cairn.FreeSpace;
+using Cairn.Paging;
+using Cairn.Trees;
+
+namespace Cairn.Transactions;
+
+/// <summary>
+/// Page access for one transaction. A reader sees exactly its snapshot: the state's page table for
+/// versions still in scratch memory, the data file for the rest. The writer additionally keeps its
+/// own modified copies (same page numbers, in scratch memory) until commit publishes them.
+/// </summary>
+internal sealed unsafe class LowLevelTransaction : IPageAccess
+{
+    private readonly DataFile _dataFile;
+    private readonly ScratchAllocator _scratch;
+    private readonly FreeSpaceMap? _freeSpace;
+    private readonly Dictionary<long, DirtyRun> _dirty;
+    private readonly List<(long PageNumber, int Count)> _freed;
+    private EnvironmentState _state;
+    private long _nextPageNumber;
+
+    // Readers never write to these (every mutation checks IsWritable first), so they can share them.
+    private static readonly Dictionary<long, DirtyRun> s_readerDirtyPages = [];
+    private static readonly List<(long, int)> s_readerFreedPages = [];
+
+    /// <summary>A page (run) this transaction created or modified, private to it until commit.</summary>
+    internal readonly record struct DirtyRun(nint Pointer, int PageCount);
+
+    private LowLevelTransaction(DataFile dataFile, ScratchAllocator scratch, EnvironmentState state, FreeSpaceMap? freeSpace,
+        Dictionary<long, DirtyRun>? dirty, List<(long, int)>? freed)
+    {
+        _dataFile = dataFile;
+        _scratch = scratch;
+        _state = state;
+        _freeSpace = freeSpace;
+        _dirty = dirty ?? s_readerDirtyPages;
+        _freed = freed ?? s_readerFreedPages;
+        _nextPageNumber = state.NextPageNumber;
+        RootTree = state.RootTree;
+        IsWritable = freeSpace is not null;
+    }
+
+    public static LowLevelTransaction ForReading(DataFile dataFile, ScratchAllocator scratch, EnvironmentState state)
+        => new(dataFile, scratch, state, freeSpace: null, dirty: null, freed: null);
+
+    /// <summary>The writer reuses one dictionary and list across transactions: no allocation per commit.</summary>
+    public static LowLevelTransaction ForWriting(DataFile dataFile, ScratchAllocator scratch, EnvironmentState state,
+        FreeSpaceMap freeSpace, Dictionary<long, DirtyRun> dirty, List<(long, int)> freed)
+        => new(dataFile, scratch, state, freeSpace, dirty, freed);
+
+    public bool IsWritable { get; }
+
+    public EnvironmentState State => _state;
+
+    public long NextPageNumber => _nextPageNumber;
+
+    /// <summary>The root tree's metadata as this transaction has it (the writer updates it).</summary>
+    public TreeState RootTree;
+
+    public Dictionary<long, DirtyRun> DirtyPages => _dirty;
+
+    public List<(long PageNumber, int Count)> FreedPages => _freed;
+
+    /// <summary>Moves a reader to a newer state (used when a pooled reader is reused).</summary>
+    public void Rebind(EnvironmentState state)
+    {
+        _state = state;
+        _nextPageNumber = state.NextPageNumber;
+        RootTree = state.RootTree;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public byte* GetPage(long pageNumber)
+    {
+        if (_dirty.Count != 0 && _dirty.TryGetValue(pageNumber, out var run))
+            return (byte*)run.Pointer;
+        if (_state.Pages.TryGet(pageNumber, out var version))
+            return (byte*)version.Pointer;
+        return _dataFile.GetPage(_state.View, pageNumber);
+    }
+
+    public byte* ModifyPage(long pageNumber)
+    {
+        EnsureWritable();
+        if (_dirty.TryGetValue(pageNumber, out var run))
+            return (byte*)run.Pointer;
+        byte* committed = GetPage(pageNumber);
+        int count = PageChecksum.RunLength(committed);
+        byte* copy = _scratch.Allocate(count);
+        Buffer.MemoryCopy(committed, copy, (long)count * StorageConstants.PageSize, (long)count * StorageConstants.PageSize);
+        _dirty[pageNumber] = new DirtyRun((nint)copy, count);
+        return copy;
+    }
+
+    public byte* AllocatePages(int count, out long pageNumber)
+    {
+        EnsureWritable();
+        ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);
+        pageNumber = _freeSpace!.Allocate(this, count, ref _nextPageNumber);
+        return CreatePages(pageNumber, count);
+    }
+
+    /// <summary>A zeroed page run at a number the caller has already reserved.</summary>
+    internal byte* CreatePages(long pageNumber, int count)
+    {
+        byte* page = _scratch.AllocateZeroed(count);
+        ((PageHeader*)page)->PageNumber = pageNumber;
+        _dirty[pageNumber] = new DirtyRun((nint)page, count);
+        return page;
+    }
+
+    public void FreePages(long pageNumber, int count)
+    {
+        EnsureWritable();
+        _freeSpace!.Free(this, pageNumber, count);
+        _freed.Add((pageNumber, count));
+        if (_dirty.Remove(pageNumber, out var run))
+            _scratch.Free((byte*)run.Pointer, run.PageCount);
+    }
+
+    /// <summary>Stamps page numbers and checksums on everything this transaction wrote.</summary>
+    public void StampDirtyPages()
+    {
+        foreach (var (pageNumber, run) in _dirty)
+            PageChecksum.Stamp((byte*)run.Pointer, pageNumber, run.PageCount);
+    }
+
+    /// <summary>Frees every private copy: the transaction leaves no trace.</summary>
+    public void DiscardDirtyPages()
+    {
+        foreach (var run in _dirty.Values)
+            _scratch.Free((byte*)run.Pointer, run.PageCount);
+        _dirty.Clear();
+        _freed.Clear();
+    }
+
+    private void EnsureWritable()
+    {
+        if (!IsWritable)
+            throw new ReadOnlyTransactionException();
+    }
+}

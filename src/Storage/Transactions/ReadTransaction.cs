@@ -1,0 +1,83 @@
+using Cairn.Trees;
+
+namespace Cairn;
+
+/// <summary>
+/// A snapshot of the environment as of the last commit before it began. Nothing committed later is
+/// visible, and nothing it reads changes until it is disposed. It is not tied to a thread: it may
+/// be used across <c>await</c>s (by one caller at a time).
+/// </summary>
+public class ReadTransaction : IDisposable
+{
+    private readonly int _readerSlot;
+    private Dictionary<string, BTree>? _openTrees;
+    private BTree? _rootTree;
+    private bool _disposed;
+
+    internal ReadTransaction(StorageEnvironment environment, Transactions.LowLevelTransaction low, int readerSlot)
+    {
+        Environment = environment;
+        Low = low;
+        _readerSlot = readerSlot;
+    }
+
+    internal StorageEnvironment Environment { get; }
+
+    internal Transactions.LowLevelTransaction Low { get; }
+
+    /// <summary>The id of the last transaction this snapshot includes.</summary>
+    public long TransactionId => Low.State.TransactionId;
+
+    public bool IsDisposed => _disposed;
+
+    internal BTree RootTree => _rootTree ??= new BTree(Low, Low.RootTree);
+
+    /// <summary>Opens an existing tree; throws <see cref="TreeNotFoundException"/> if there is none by that name.</summary>
+    public Tree OpenTree(string name)
+        => TryOpenTree(name, out var tree) ? tree : throw new TreeNotFoundException(name);
+
+    public bool TryOpenTree(string name, out Tree tree)
+    {
+        ThrowIfDisposed();
+        _openTrees ??= new Dictionary<string, BTree>(StringComparer.Ordinal);
+        if (!_openTrees.TryGetValue(name, out var btree))
+        {
+            if (!TreeDirectory.TryRead(RootTree, name, out var state, Environment.DataFilePath))
+            {
+                tree = default;
+                return false;
+            }
+            btree = new BTree(Low, state);
+            _openTrees.Add(name, btree);
+        }
+        tree = new Tree(this, btree, name);
+        return true;
+    }
+
+    /// <summary>The names of every tree, in order.</summary>
+    public IReadOnlyList<string> GetTreeNames()
+    {
+        ThrowIfDisposed();
+        var names = new List<string>();
+        var cursor = new BTreeCursor(RootTree);
+        for (bool more = cursor.First(); more; more = cursor.MoveNext())
+            names.Add(TreeDirectory.DecodeName(cursor.Key));
+        return names;
+    }
+
+    internal Dictionary<string, BTree>? OpenTrees => _openTrees;
+
+    internal void ForgetTree(string name) => _openTrees?.Remove(name);
+
+    internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposed, this);
+
+    public void Dispose()
+    {
+        if (_disposed)
+            return;
+        _disposed = true;
+        OnDispose();
+    }
+
+    private protected virtual void OnDispose() => Environment.EndRead(_readerSlot);
+}

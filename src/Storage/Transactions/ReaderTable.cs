@@ -1,0 +1,106 @@
+using System.Runtime.InteropServices;
+
+namespace Cairn.Transactions;
+
+/// <summary>
+/// Which environment-state epochs live read transactions are using, so the writer and flusher know
+/// what may be reclaimed. Each reader publishes its epoch in a slot of its own (no shared counter
+/// for concurrent readers to fight over); the oldest epoch is a scan of the slots.
+/// </summary>
+/// <remarks>
+/// Publication protocol: a reader stores the epoch of the state it read, issues a full fence, and
+/// re-reads the current state; if the state changed it publishes again. A reclaimer reads the current
+/// epoch, fences, then scans. One of the two always sees the other, so nothing a reader can reach
+/// is reclaimed (docs/design.md, "Reclaiming memory"). Slots live in fixed segments that never move,
+/// so growing the table never races with a holder writing its slot.
+/// </remarks>
+internal sealed class ReaderTable
+{
+    private const long Free = 0;
+    private const int SegmentSize = 64;
+
+    [StructLayout(LayoutKind.Explicit, Size = 128)] // a cache line pair per slot: readers never share one
+    private struct Slot
+    {
+        [FieldOffset(64)] public long Epoch;
+    }
+
+    private Slot[][] _segments = [new Slot[SegmentSize]];
+    private readonly Lock _growGate = new();
+
+    [ThreadStatic] private static int t_hint;
+
+    public int ActiveCount
+    {
+        get
+        {
+            int count = 0;
+            foreach (var segment in Volatile.Read(ref _segments))
+                for (int i = 0; i < segment.Length; i++)
+                    if (Volatile.Read(ref segment[i].Epoch) != Free)
+                        count++;
+            return count;
+        }
+    }
+
+    /// <summary>Claims a slot holding <paramref name="epoch"/>; returns its index.</summary>
+    public int Acquire(long epoch)
+    {
+        while (true)
+        {
+            var segments = Volatile.Read(ref _segments);
+            int total = segments.Length * SegmentSize;
+            int start = (uint)t_hint < (uint)total ? t_hint : 0;
+            for (int n = 0; n < total; n++)
+            {
+                int index = start + n;
+                if (index >= total)
+                    index -= total;
+                ref long slot = ref segments[index / SegmentSize][index % SegmentSize].Epoch;
+                if (Volatile.Read(ref slot) == Free && Interlocked.CompareExchange(ref slot, epoch, Free) == Free)
+                {
+                    t_hint = index;
+                    return index;
+                }
+            }
+            Grow(segments);
+        }
+    }
+
+    /// <summary>Re-publishes a new epoch in a held slot, with the full fence the protocol needs.</summary>
+    public void Publish(int slot, long epoch) => Interlocked.Exchange(ref SlotAt(slot), epoch);
+
+    public void Release(int slot) => Volatile.Write(ref SlotAt(slot), Free);
+
+    /// <summary>The oldest epoch any reader uses, or <paramref name="currentEpoch"/> when none is older.</summary>
+    public long OldestEpoch(long currentEpoch)
+    {
+        Interlocked.MemoryBarrier();
+        long oldest = currentEpoch;
+        foreach (var segment in Volatile.Read(ref _segments))
+        {
+            for (int i = 0; i < segment.Length; i++)
+            {
+                long epoch = Volatile.Read(ref segment[i].Epoch);
+                if (epoch != Free && epoch < oldest)
+                    oldest = epoch;
+            }
+        }
+        return oldest;
+    }
+
+    private ref long SlotAt(int index) => ref Volatile.Read(ref _segments)[index / SegmentSize][index % SegmentSize].Epoch;
+
+    private void Grow(Slot[][] seen)
+    {
+        lock (_growGate)
+        {
+            if (!ReferenceEquals(seen, _segments))
+                return;
+            var grown = new Slot[seen.Length + 1][];
+            Array.Copy(seen, grown, seen.Length);
+            grown[^1] = new Slot[SegmentSize];
+            Volatile.Write(ref _segments, grown);
+        }
+    }
+}

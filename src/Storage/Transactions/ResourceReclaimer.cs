@@ -1,0 +1,66 @@
+using Cairn.FreeSpace;
+using Cairn.Paging;
+
+namespace Cairn.Transactions;
+
+/// <summary>
+/// What publishing a state made unreachable for new readers, freed once no older reader remains:
+/// superseded scratch page versions, old mappings of a grown file, and freed page numbers (which
+/// only then become reusable, so no reader can see a page change under it).
+/// </summary>
+internal sealed class RetiredResources
+{
+    public readonly List<(nint Pointer, int PageCount)> ScratchVersions = [];
+    public readonly List<(long PageNumber, int Count)> FreedPages = [];
+    public MappedView? View;
+
+    public bool IsEmpty => ScratchVersions.Count == 0 && FreedPages.Count == 0 && View is null;
+
+    public void Clear()
+    {
+        ScratchVersions.Clear();
+        FreedPages.Clear();
+        View = null;
+    }
+}
+
+/// <summary>Keeps retired resources by the epoch that retired them and frees them when safe.</summary>
+internal sealed unsafe class ResourceReclaimer(ScratchAllocator scratch)
+{
+    private readonly Queue<(long Epoch, RetiredResources Resources)> _pending = new();
+    private readonly Stack<RetiredResources> _recycled = new();
+
+    /// <summary>Pages freed but not yet reusable because a reader may still see them (for the verifier).</summary>
+    public IEnumerable<(long PageNumber, int Count)> WaitingPages => _pending.SelectMany(p => p.Resources.FreedPages);
+
+    public RetiredResources Rent() => _recycled.TryPop(out var r) ? r : new RetiredResources();
+
+    /// <summary>Registers what publishing the state of <paramref name="epoch"/> retired.</summary>
+    public void Retire(long epoch, RetiredResources resources)
+    {
+        if (resources.IsEmpty)
+            _recycled.Push(resources);
+        else
+            _pending.Enqueue((epoch, resources));
+    }
+
+    /// <summary>Frees everything retired at or before <paramref name="oldestReaderEpoch"/>: no reader can reach it.</summary>
+    public void Reclaim(long oldestReaderEpoch, FreeSpaceMap freeSpace)
+    {
+        while (_pending.TryPeek(out var entry) && entry.Epoch <= oldestReaderEpoch)
+        {
+            _pending.Dequeue();
+            var resources = entry.Resources;
+            foreach (var (pointer, count) in resources.ScratchVersions)
+                scratch.Free((byte*)pointer, count);
+            foreach (var (page, count) in resources.FreedPages)
+                freeSpace.Release(page, count);
+            resources.View?.Dispose();
+            resources.Clear();
+            _recycled.Push(resources);
+        }
+    }
+
+    /// <summary>At dispose: no reader is left, so everything goes.</summary>
+    public void ReclaimAll(FreeSpaceMap freeSpace) => Reclaim(long.MaxValue, freeSpace);
+}

@@ -1,0 +1,95 @@
+namespace Cairn;
+
+/// <summary>
+/// A named tree as one transaction sees it. A small handle: opening it again in the same
+/// transaction returns the same tree. Spans it returns point into the environment's pages and stay
+/// valid until the transaction ends or (in a write transaction) the tree is next modified; copy
+/// them out (<see cref="TryGet(ReadOnlySpan{byte}, Span{byte}, out int)"/>) to keep them longer.
+/// </summary>
+public readonly struct Tree
+{
+    private readonly ReadTransaction? _transaction;
+
+    internal Tree(ReadTransaction transaction, Trees.BTree inner, string name)
+    {
+        _transaction = transaction;
+        Inner = inner;
+        Name = name;
+    }
+
+    public string Name { get; }
+
+    internal Trees.BTree Inner { get; }
+
+    /// <summary>The number of entries.</summary>
+    public long Count
+    {
+        get
+        {
+            Check();
+            return Inner.State.EntryCount;
+        }
+    }
+
+    /// <summary>Looks a key up; the value points into the page and allocates nothing.</summary>
+    public bool TryGet(ReadOnlySpan<byte> key, out ReadOnlySpan<byte> value)
+    {
+        Check();
+        return Inner.TryGet(key, out value);
+    }
+
+    /// <summary>Looks a key up and copies the value out; <paramref name="written"/> is the value's length (which may exceed the destination, then nothing is copied and false is returned).</summary>
+    public bool TryGet(ReadOnlySpan<byte> key, Span<byte> destination, out int written)
+    {
+        Check();
+        if (!Inner.TryGet(key, out var value))
+        {
+            written = 0;
+            return false;
+        }
+        written = value.Length;
+        return value.TryCopyTo(destination);
+    }
+
+    /// <summary>The value as a new array, or null if the key is absent.</summary>
+    public byte[]? Get(ReadOnlySpan<byte> key)
+    {
+        Check();
+        return Inner.TryGet(key, out var value) ? value.ToArray() : null;
+    }
+
+    /// <summary>Inserts or replaces. Throws <see cref="ReadOnlyTransactionException"/> in a read transaction.</summary>
+    public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
+        CheckWritable();
+        Inner.Put(key, value);
+    }
+
+    /// <summary>Removes a key; returns false if it was absent.</summary>
+    public bool Delete(ReadOnlySpan<byte> key)
+    {
+        CheckWritable();
+        return Inner.Delete(key);
+    }
+
+    /// <summary>A cursor over this tree in key order (unsigned byte order).</summary>
+    public TreeCursor CreateCursor()
+    {
+        Check();
+        return new TreeCursor(_transaction!, new Trees.BTreeCursor(Inner));
+    }
+
+    private void Check()
+    {
+        if (_transaction is null)
+            throw new InvalidOperationException("This Tree was not opened from a transaction.");
+        _transaction.ThrowIfDisposed();
+    }
+
+    private void CheckWritable()
+    {
+        Check();
+        if (_transaction is not WriteTransaction)
+            throw new ReadOnlyTransactionException();
+    }
+}

@@ -1,0 +1,132 @@
+namespace Cairn;
+
+/// <summary>
+/// An ordered cursor over one tree. Stepping allocates nothing. It stays correct while its own
+/// write transaction inserts and deletes under it: after a change it repositions by its current key.
+/// An optional prefix bounds stepping to keys that start with it.
+/// </summary>
+public sealed class TreeCursor : IDisposable
+{
+    private readonly ReadTransaction _transaction;
+    private readonly Trees.BTreeCursor _cursor;
+    private byte[]? _prefix;
+    private bool _positioned;
+
+    internal TreeCursor(ReadTransaction transaction, Trees.BTreeCursor cursor)
+    {
+        _transaction = transaction;
+        _cursor = cursor;
+    }
+
+    public bool IsPositioned => _positioned;
+
+    public ReadOnlySpan<byte> Key
+    {
+        get
+        {
+            EnsurePositioned();
+            return _cursor.Key;
+        }
+    }
+
+    public ReadOnlySpan<byte> Value
+    {
+        get
+        {
+            EnsurePositioned();
+            return _cursor.Value;
+        }
+    }
+
+    /// <summary>Positions at the first key ≥ <paramref name="key"/>.</summary>
+    public bool Seek(ReadOnlySpan<byte> key)
+    {
+        _transaction.ThrowIfDisposed();
+        _prefix = null;
+        return _positioned = _cursor.Seek(key);
+    }
+
+    /// <summary>Positions at the last key ≤ <paramref name="key"/> (the start of a reverse range).</summary>
+    public bool SeekAtOrBefore(ReadOnlySpan<byte> key)
+    {
+        _transaction.ThrowIfDisposed();
+        _prefix = null;
+        if (_cursor.Seek(key))
+            return _positioned = _cursor.Key.SequenceEqual(key) || _cursor.MovePrevious();
+        return _positioned = _cursor.Last();
+    }
+
+    public bool SeekFirst()
+    {
+        _transaction.ThrowIfDisposed();
+        _prefix = null;
+        return _positioned = _cursor.First();
+    }
+
+    public bool SeekLast()
+    {
+        _transaction.ThrowIfDisposed();
+        _prefix = null;
+        return _positioned = _cursor.Last();
+    }
+
+    /// <summary>Positions at the first key starting with <paramref name="prefix"/>; later steps stay within the prefix.</summary>
+    public bool SeekPrefix(ReadOnlySpan<byte> prefix)
+    {
+        _transaction.ThrowIfDisposed();
+        _prefix = prefix.ToArray();
+        return _positioned = _cursor.Seek(prefix) && _cursor.Key.StartsWith(prefix);
+    }
+
+    /// <summary>Positions at the last key starting with <paramref name="prefix"/>, for reverse prefix scans.</summary>
+    public bool SeekPrefixLast(ReadOnlySpan<byte> prefix)
+    {
+        _transaction.ThrowIfDisposed();
+        _prefix = prefix.ToArray();
+        bool found = TryIncrement(prefix, out var after) ? (_cursor.Seek(after) ? _cursor.MovePrevious() : _cursor.Last()) : _cursor.Last();
+        return _positioned = found && _cursor.Key.StartsWith(prefix);
+    }
+
+    public bool MoveNext()
+    {
+        _transaction.ThrowIfDisposed();
+        if (!_positioned)
+            return false;
+        return _positioned = _cursor.MoveNext() && WithinPrefix();
+    }
+
+    public bool MovePrevious()
+    {
+        _transaction.ThrowIfDisposed();
+        if (!_positioned)
+            return false;
+        return _positioned = _cursor.MovePrevious() && WithinPrefix();
+    }
+
+    public void Dispose() => _positioned = false;
+
+    private bool WithinPrefix() => _prefix is null || _cursor.Key.StartsWith(_prefix);
+
+    private void EnsurePositioned()
+    {
+        _transaction.ThrowIfDisposed();
+        if (!_positioned)
+            throw new InvalidOperationException("The cursor is not positioned on an entry.");
+    }
+
+    /// <summary>The smallest key greater than every key starting with <paramref name="prefix"/>; false when there is none (all 0xFF).</summary>
+    private static bool TryIncrement(ReadOnlySpan<byte> prefix, out byte[] next)
+    {
+        next = prefix.ToArray();
+        for (int i = next.Length - 1; i >= 0; i--)
+        {
+            if (next[i] != 0xFF)
+            {
+                next[i]++;
+                Array.Resize(ref next, i + 1);
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -32,6 +32,7 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
     private readonly Dictionary<long, LowLevelTransaction.DirtyRun> _writerDirtyPages = [];
     private readonly List<(long, int)> _writerFreedPages = [];
     private readonly StateHistory _history = new();
+    private readonly ReadContextPool _readContexts = new();
     private EnvironmentState _current;
     private int _disposed;
 
@@ -100,7 +101,9 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
             state = now;
             _readers.Publish(slot, state.Epoch);
         }
-        return new ReadTransaction(this, LowLevelTransaction.ForReading(_dataFile, _scratch, state), slot);
+        var context = _readContexts.TryRent() ?? new ReadContext(LowLevelTransaction.ForReading(_dataFile, _scratch, state));
+        context.Bind(state);
+        return new ReadTransaction(this, context, slot);
     }
 
     /// <summary>Starts the write transaction, waiting up to <see cref="StorageOptions.WriteTransactionTimeout"/> for the current one.</summary>
@@ -126,7 +129,11 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
         }
     }
 
-    internal void EndRead(int slot) => _readers.Release(slot);
+    internal void EndRead(int slot, ReadContext context)
+    {
+        _readers.Release(slot);
+        _readContexts.Return(context);
+    }
 
     /// <summary>Publishes the transaction's pages as the new state. Runs on the writer, under the write lock.</summary>
     internal void Commit(LowLevelTransaction tx)
@@ -271,6 +278,7 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
         }
         finally
         {
+            _readContexts.Clear();
             _reclaimer.ReclaimAll(_freeSpace);
             foreach (var (_, version) in _current.Pages)
                 _scratch.Free((byte*)version.Pointer, version.PageCount);

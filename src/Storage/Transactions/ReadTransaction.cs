@@ -10,27 +10,26 @@ namespace Cairn;
 public class ReadTransaction : IDisposable
 {
     private readonly int _readerSlot;
-    private Dictionary<string, BTree>? _openTrees;
-    private BTree? _rootTree;
+    private readonly Transactions.ReadContext _context;
     private bool _disposed;
 
-    internal ReadTransaction(StorageEnvironment environment, Transactions.LowLevelTransaction low, int readerSlot)
+    internal ReadTransaction(StorageEnvironment environment, Transactions.ReadContext context, int readerSlot)
     {
         Environment = environment;
-        Low = low;
+        _context = context;
         _readerSlot = readerSlot;
     }
 
     internal StorageEnvironment Environment { get; }
 
-    internal Transactions.LowLevelTransaction Low { get; }
+    internal Transactions.LowLevelTransaction Low => _context.Low;
 
     /// <summary>The id of the last transaction this snapshot includes.</summary>
     public long TransactionId => Low.State.TransactionId;
 
     public bool IsDisposed => _disposed;
 
-    internal BTree RootTree => _rootTree ??= new BTree(Low, Low.RootTree);
+    internal BTree RootTree => _context.Root ??= new BTree(Low, Low.RootTree);
 
     /// <summary>Opens an existing tree; throws <see cref="TreeNotFoundException"/> if there is none by that name.</summary>
     public Tree OpenTree(string name)
@@ -39,8 +38,7 @@ public class ReadTransaction : IDisposable
     public bool TryOpenTree(string name, out Tree tree)
     {
         ThrowIfDisposed();
-        _openTrees ??= new Dictionary<string, BTree>(StringComparer.Ordinal);
-        if (!_openTrees.TryGetValue(name, out var btree))
+        if (!_context.Trees.TryGetValue(name, out var btree))
         {
             if (!TreeDirectory.TryRead(RootTree, name, out var state, Environment.DataFilePath))
             {
@@ -48,7 +46,7 @@ public class ReadTransaction : IDisposable
                 return false;
             }
             btree = new BTree(Low, state);
-            _openTrees.Add(name, btree);
+            _context.Trees.Add(name, btree);
         }
         tree = new Tree(this, btree, name);
         return true;
@@ -65,9 +63,9 @@ public class ReadTransaction : IDisposable
         return names;
     }
 
-    internal Dictionary<string, BTree>? OpenTrees => _openTrees;
+    internal Dictionary<string, BTree> OpenTrees => _context.Trees;
 
-    internal void ForgetTree(string name) => _openTrees?.Remove(name);
+    internal void ForgetTree(string name) => _context.Trees.Remove(name);
 
     internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposed, this);
 
@@ -79,5 +77,5 @@ public class ReadTransaction : IDisposable
         OnDispose();
     }
 
-    private protected virtual void OnDispose() => Environment.EndRead(_readerSlot);
+    private protected virtual void OnDispose() => Environment.EndRead(_readerSlot, _context);
 }

@@ -11,7 +11,7 @@ public sealed class WriteTransaction : ReadTransaction
     private bool _completed;
 
     internal WriteTransaction(StorageEnvironment environment, Transactions.LowLevelTransaction low)
-        : base(environment, low, readerSlot: -1)
+        : base(environment, new Transactions.ReadContext(low), readerSlot: -1)
     {
     }
 
@@ -52,13 +52,10 @@ public sealed class WriteTransaction : ReadTransaction
 
     private void SaveTreeStates()
     {
-        if (OpenTrees is not null)
+        foreach (var (name, tree) in OpenTrees)
         {
-            foreach (var (name, tree) in OpenTrees)
-            {
-                if (tree.IsModified)
-                    TreeDirectory.Write(RootTree, name, tree.State);
-            }
+            if (tree.IsModified)
+                TreeDirectory.Write(RootTree, name, tree.State);
         }
         Low.RootTree = RootTree.State;
     }

@@ -133,6 +133,39 @@ public unsafe class BTreeTests
         }
     }
 
+    /// <summary>
+    /// With 2048-byte keys a leaf holds three entries and a branch four children. Twelve sequential keys
+    /// give a full root over four full leaves; one more key inside leaf p splits it, and the root
+    /// splits with the new separator at position p + 1 (p = 4: past the end, the append split).
+    /// </summary>
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    [InlineData(4)]
+    public void A_full_branch_splits_correctly_at_every_insert_position(int leaf)
+    {
+        static byte[] LongKey(int i)
+        {
+            var key = new byte[StorageConstants.MaxKeySize];
+            key.AsSpan().Fill((byte)'b');
+            System.Buffers.Binary.BinaryPrimitives.WriteInt32BigEndian(key.AsSpan(StorageConstants.MaxKeySize - 4), i);
+            return key;
+        }
+
+        using var h = new TreeHarness();
+        for (int i = 0; i < 12; i++)
+            h.Put(LongKey(i * 100), [(byte)i]);
+        Assert.Equal(2, h.Tree.State.Depth);
+        Assert.Equal(4, TreePage.Count(h.Pages.GetPage(h.Tree.State.RootPage)));
+        Assert.Equal(4, h.Tree.State.LeafPages);
+
+        h.Put(LongKey(leaf * 300 + 50), [99]);
+        Assert.Equal(3, h.Tree.State.Depth);
+        h.CheckAll();
+    }
+
     [Fact]
     public void Maximum_size_keys_build_deep_trees_and_shrink_back()
     {

@@ -18,7 +18,7 @@ public class BTreeModelTests
     {
         Arbitrary<Op[]> sequences = Arb.Array(Arb.From(ModelOps.Op, ModelOps.Shrink));
         Check.One(
-            Config.QuickThrowOnFailure.WithMaxTest(500).WithEndSize(60).WithQuietOnSuccess(true),
+            Config.QuickThrowOnFailure.WithMaxTest(1000).WithEndSize(70).WithQuietOnSuccess(true),
             Prop.ForAll(sequences, ModelOps.Run));
     }
 

@@ -392,4 +392,33 @@ public unsafe class BTreeTests
         state.EntryCount++;
         Assert.Contains("10 entries but its state records 11", Assert.Throws<TreeCorruptionException>(() => new BTree(h.Pages, state).Verify()).Message);
     }
+
+    [Fact]
+    public void Lookups_report_a_page_that_is_not_a_tree_page()
+    {
+        using var h = new TreeHarness();
+        for (int i = 0; i < 1000; i++)
+            h.Put(TreeHarness.Key(i), TreeHarness.Value(i, 10));
+        long leaf = TreePage.BranchChild(h.Pages.GetPage(h.Tree.State.RootPage), 0);
+        ((PageHeader*)h.Pages.ModifyPage(leaf))->Flags = PageFlags.FreeSpaceBitmap;
+        var error = Assert.Throws<TreeCorruptionException>(() => h.Tree.TryGet(TreeHarness.Key(0), out _));
+        Assert.Equal(leaf, error.PageNumber);
+        Assert.Throws<TreeCorruptionException>(() => new BTreeCursor(h.Tree).First());
+        Assert.Throws<TreeCorruptionException>(() => h.Tree.Put(TreeHarness.Key(0), [1]));
+        Assert.Throws<TreeCorruptionException>(() => h.Tree.Verify());
+    }
+
+    [Fact]
+    public void A_page_cycle_is_reported_instead_of_looping()
+    {
+        using var h = new TreeHarness();
+        for (int i = 0; i < 1000; i++)
+            h.Put(TreeHarness.Key(i), TreeHarness.Value(i, 10));
+        long root = h.Tree.State.RootPage;
+        byte* page = h.Pages.ModifyPage(root);
+        ((BranchNodeHeader*)TreePage.Node(page, 0))->ChildPage = root;
+        Assert.Contains("deeper than", Assert.Throws<TreeCorruptionException>(() => h.Tree.TryGet(TreeHarness.Key(0), out _)).Message);
+        Assert.Contains("deeper than", Assert.Throws<TreeCorruptionException>(() => h.Tree.Delete(TreeHarness.Key(0))).Message);
+        Assert.Throws<TreeCorruptionException>(() => h.Tree.Verify());
+    }
 }

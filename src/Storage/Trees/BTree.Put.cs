@@ -43,17 +43,17 @@ internal sealed unsafe partial class BTree
         if (TreePage.TryReserve(leaf, nodeSize + sizeof(ushort)))
             TreePage.WriteLeafNode(TreePage.InsertSlot(leaf, index, nodeSize), key, value, overflowPage, overflow);
         else
-            InsertLeafWithSplit(ref path, index, key, value, overflowPage, overflow, nodeSize);
+            InsertLeafWithSplit(ref path, index, key, value, overflowPage, overflow);
         MarkModified();
     }
 
     [SkipLocalsInit]
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void InsertLeafWithSplit(ref TreePath path, int index, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value,
-        long overflowPage, bool overflow, int nodeSize)
+        long overflowPage, bool overflow)
     {
         byte* node = stackalloc byte[TreePage.MaxLeafNodeSize];
         TreePage.WriteLeafNode(node, key, value, overflowPage, overflow);
-        InsertWithSplit(ref path, path.LeafLevel, index, node, nodeSize);
+        InsertWithSplit(ref path, path.LeafLevel, index, node);
     }
 }

@@ -8,10 +8,11 @@ internal sealed unsafe partial class BTree
 {
     /// <summary>
     /// Inserts <paramref name="node"/> at <paramref name="index"/> of the page at <paramref name="level"/>,
-    /// which has no room for it, splitting that page and as many ancestors as needed.
+    /// which has no room for it, splitting that page and as many ancestors as needed. Node sizes are
+    /// read from the node headers, so only the bytes are passed.
     /// </summary>
     [SkipLocalsInit]
-    private void InsertWithSplit(ref TreePath path, int level, int index, byte* node, int nodeSize)
+    private void InsertWithSplit(ref TreePath path, int level, int index, byte* node)
     {
         // Separators travel up as ready-made branch nodes; two buffers because splitting a branch
         // reads the incoming separator while writing the outgoing one.
@@ -32,14 +33,13 @@ internal sealed unsafe partial class BTree
             level--;
             index = path.Indices[level] + 1;
             node = spare;
-            nodeSize = separatorSize;
             spare = other;
             other = node;
 
             byte* parent = _pages.ModifyPage(path.Pages[level]);
-            if (TreePage.TryReserve(parent, nodeSize + sizeof(ushort)))
+            if (TreePage.TryReserve(parent, separatorSize + sizeof(ushort)))
             {
-                Buffer.MemoryCopy(node, TreePage.InsertSlot(parent, index, nodeSize), nodeSize, nodeSize);
+                Buffer.MemoryCopy(node, TreePage.InsertSlot(parent, index, separatorSize), separatorSize, separatorSize);
                 return;
             }
         }

@@ -19,9 +19,6 @@ internal static unsafe class TreePage
     /// <summary>Largest node a leaf page ever holds.</summary>
     public const int MaxLeafNodeSize = StorageConstants.MaxInlineNodeSize;
 
-    /// <summary>Largest node of either kind: the size of scratch buffers that hold one node.</summary>
-    public const int MaxNodeSize = MaxLeafNodeSize > MaxBranchNodeSize ? MaxLeafNodeSize : MaxBranchNodeSize;
-
     public static void Initialize(byte* page, PageFlags flags)
     {
         var header = (PageHeader*)page;
@@ -122,9 +119,6 @@ internal static unsafe class TreePage
         header->ChildPage = childPage;
         key.CopyTo(new Span<byte>(destination + BranchNodeHeader.Size, key.Length));
     }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static int NodeSize(byte* page, byte* node) => IsLeaf(page) ? LeafNodeSize(node) : BranchNodeSize(node);
 
     // ---- searching ----
 

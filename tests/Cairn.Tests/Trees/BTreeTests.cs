@@ -133,6 +133,39 @@ public unsafe class BTreeTests
         }
     }
 
+    /// <summary>
+    /// With 2048-byte keys a leaf holds three entries and a branch four children. Twelve sequential keys
+    /// give a full root over four full leaves; one more key inside leaf p splits it, and the root
+    /// splits with the new separator at position p + 1 (p = 4: past the end, the append split).
+    /// </summary>
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    [InlineData(4)]
+    public void A_full_branch_splits_correctly_at_every_insert_position(int leaf)
+    {
+        static byte[] LongKey(int i)
+        {
+            var key = new byte[StorageConstants.MaxKeySize];
+            key.AsSpan().Fill((byte)'b');
+            System.Buffers.Binary.BinaryPrimitives.WriteInt32BigEndian(key.AsSpan(StorageConstants.MaxKeySize - 4), i);
+            return key;
+        }
+
+        using var h = new TreeHarness();
+        for (int i = 0; i < 12; i++)
+            h.Put(LongKey(i * 100), [(byte)i]);
+        Assert.Equal(2, h.Tree.State.Depth);
+        Assert.Equal(4, TreePage.Count(h.Pages.GetPage(h.Tree.State.RootPage)));
+        Assert.Equal(4, h.Tree.State.LeafPages);
+
+        h.Put(LongKey(leaf * 300 + 50), [99]);
+        Assert.Equal(3, h.Tree.State.Depth);
+        h.CheckAll();
+    }
+
     [Fact]
     public void Maximum_size_keys_build_deep_trees_and_shrink_back()
     {
@@ -358,5 +391,34 @@ public unsafe class BTreeTests
         TreeState state = h.Tree.State;
         state.EntryCount++;
         Assert.Contains("10 entries but its state records 11", Assert.Throws<TreeCorruptionException>(() => new BTree(h.Pages, state).Verify()).Message);
+    }
+
+    [Fact]
+    public void Lookups_report_a_page_that_is_not_a_tree_page()
+    {
+        using var h = new TreeHarness();
+        for (int i = 0; i < 1000; i++)
+            h.Put(TreeHarness.Key(i), TreeHarness.Value(i, 10));
+        long leaf = TreePage.BranchChild(h.Pages.GetPage(h.Tree.State.RootPage), 0);
+        ((PageHeader*)h.Pages.ModifyPage(leaf))->Flags = PageFlags.FreeSpaceBitmap;
+        var error = Assert.Throws<TreeCorruptionException>(() => h.Tree.TryGet(TreeHarness.Key(0), out _));
+        Assert.Equal(leaf, error.PageNumber);
+        Assert.Throws<TreeCorruptionException>(() => new BTreeCursor(h.Tree).First());
+        Assert.Throws<TreeCorruptionException>(() => h.Tree.Put(TreeHarness.Key(0), [1]));
+        Assert.Throws<TreeCorruptionException>(() => h.Tree.Verify());
+    }
+
+    [Fact]
+    public void A_page_cycle_is_reported_instead_of_looping()
+    {
+        using var h = new TreeHarness();
+        for (int i = 0; i < 1000; i++)
+            h.Put(TreeHarness.Key(i), TreeHarness.Value(i, 10));
+        long root = h.Tree.State.RootPage;
+        byte* page = h.Pages.ModifyPage(root);
+        ((BranchNodeHeader*)TreePage.Node(page, 0))->ChildPage = root;
+        Assert.Contains("deeper than", Assert.Throws<TreeCorruptionException>(() => h.Tree.TryGet(TreeHarness.Key(0), out _)).Message);
+        Assert.Contains("deeper than", Assert.Throws<TreeCorruptionException>(() => h.Tree.Delete(TreeHarness.Key(0))).Message);
+        Assert.Throws<TreeCorruptionException>(() => h.Tree.Verify());
     }
 }

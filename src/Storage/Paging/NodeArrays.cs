@@ -76,8 +76,10 @@ internal static class NodeArrays
     }
 
     /// <summary>
-    /// In place when there is room. Otherwise the array doubles: a builder that inserts many pages
-    /// under one node (a commit extending a tree, say) should not copy the node once per page.
+    /// In place when there is room. Otherwise the array grows by a quarter: a builder inserting many
+    /// pages under one node (a commit allocating a run of pages) should not copy it once per page,
+    /// yet the slack ends up in published tables, whose size is the readers' cache footprint
+    /// (doubling made a 100,000-entry table 4.1 MB, a quarter 3.4 MB, exact sizes 3.2 MB).
     /// </summary>
     private static T[] InsertInPlaceOrGrow<T>(T[] items, int count, int index, T item)
     {
@@ -87,7 +89,7 @@ internal static class NodeArrays
             items[1 + index] = item;
             return items;
         }
-        return CopyWithInsert(items, count, index, item, capacity: Math.Min(MaxEntries, Math.Max(count * 2, 4)));
+        return CopyWithInsert(items, count, index, item, capacity: Math.Min(MaxEntries, count + 1 + count / 4));
     }
 
     /// <summary>Copies header and entries, with <paramref name="item"/> inserted; the header is the caller's to set.</summary>

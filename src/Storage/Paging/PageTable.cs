@@ -8,7 +8,8 @@ namespace Cairn.Paging;
 /// The newest committed version of every page that is not in the data file yet, published with
 /// each environment state. Immutable: a writer derives the next table with <see cref="ToBuilder"/>,
 /// sharing every node it does not change, so a reader keeps a consistent table for as long as it
-/// holds the reference.
+/// holds the reference. Publish a table to other threads with a volatile write (as the environment
+/// state is published): the builder fills its arrays with ordinary stores.
 /// <para>
 /// A radix trie on the page number, 6 bits per level (<see cref="PageTableNode"/>), as deep as the
 /// largest page number needs: 7 levels cover the whole 2^40 range, a 64 GiB file of 8 KiB pages

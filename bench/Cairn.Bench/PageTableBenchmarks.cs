@@ -10,7 +10,8 @@ namespace Cairn.Bench;
 /// Dictionary&lt;long, PageVersion&gt; it replaces (the baseline of each category, so the ratios read
 /// "times the cost of a dictionary lookup"). Page numbers are scattered over a range eight times the
 /// entry count, like the pages one stretch of commits modifies; probes go in random order so
-/// neither structure gets a sequential pattern for free.
+/// neither structure gets a sequential pattern for free. Hit and Miss let lookups overlap
+/// (throughput); HitChained makes each depend on the last (latency, as on a tree walk).
 /// <para>
 /// The Commit category is the writer's side: derive the next table with 300 pages set (half of
 /// them already present) from one of this size, against the BCL's persistent map doing the same.
@@ -78,6 +79,31 @@ public class PageTableBenchmarks
 
     [Benchmark(OperationsPerInvoke = ProbesPerInvoke), BenchmarkCategory("Miss")]
     public long PageTableMiss() => Probe(_table, _absent);
+
+    /// <summary>Each probe's page number depends on the previous result, as on a tree walk: latency, not throughput.</summary>
+    [Benchmark(Baseline = true, OperationsPerInvoke = ProbesPerInvoke), BenchmarkCategory("HitChained")]
+    public long DictionaryHitChained()
+    {
+        long previous = 0;
+        for (int i = 0; i < ProbesPerInvoke; i++)
+        {
+            _dictionary.TryGetValue(_present[(previous + i) & (ProbesPerInvoke - 1)], out var version);
+            previous = version.TransactionId;
+        }
+        return previous;
+    }
+
+    [Benchmark(OperationsPerInvoke = ProbesPerInvoke), BenchmarkCategory("HitChained")]
+    public long PageTableHitChained()
+    {
+        long previous = 0;
+        for (int i = 0; i < ProbesPerInvoke; i++)
+        {
+            _table.TryGet(_present[(previous + i) & (ProbesPerInvoke - 1)], out var version);
+            previous = version.TransactionId;
+        }
+        return previous;
+    }
 
     [Benchmark(Baseline = true), BenchmarkCategory("Commit")]
     public int ImmutableDictionaryCommit()

@@ -66,28 +66,30 @@ internal sealed partial class PageTable
     public Builder ToBuilder() => new(this, _root, _rootShift, Count);
 
     /// <summary>
-    /// The walk below the bound check, one slot load per level. Indexing skips bounds checks: an
-    /// entry's index is a popcount of the bitmap, and every array holds at least that many entries.
+    /// The walk below the bound check, one slot load per level. Shifting a bitmap left by
+    /// 63 − digit (a ulong shift count is taken mod 64, so ~digit does it) leaves the digit's slot in
+    /// the sign bit and the used slots before it below: the sign says whether the slot is used, and
+    /// the popcount is the entry's array position, the header being element 0. Indexing skips bounds
+    /// checks because every array holds at least as many entries as its bitmap has bits.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool Find(ulong bitmap, object items, int shift, long pageNumber, out PageVersion version)
     {
-        ulong slotBit;
+        ulong throughSlot;
         for (; shift != 0; shift -= PageTableNode.SlotBits)
         {
-            // A ulong shift count is taken mod 64, which is exactly this level's 6-bit digit.
-            slotBit = 1UL << (int)(pageNumber >> shift);
-            if ((bitmap & slotBit) == 0)
+            throughSlot = bitmap << (int)~(pageNumber >> shift);
+            if ((long)throughSlot >= 0)
                 goto Missing;
-            ref PageTableNode child = ref Entry(Unsafe.As<PageTableNode[]>(items), bitmap & (slotBit - 1));
+            ref PageTableNode child = ref Element(Unsafe.As<PageTableNode[]>(items), throughSlot);
             bitmap = child.Bitmap;
             items = child.Items!;
         }
 
-        slotBit = 1UL << (int)pageNumber;
-        if ((bitmap & slotBit) != 0)
+        throughSlot = bitmap << (int)~pageNumber;
+        if ((long)throughSlot < 0)
         {
-            version = Entry(Unsafe.As<PageVersion[]>(items), bitmap & (slotBit - 1));
+            version = Element(Unsafe.As<PageVersion[]>(items), throughSlot);
             return true;
         }
 
@@ -96,10 +98,9 @@ internal sealed partial class PageTable
         return false;
     }
 
-    /// <summary>The entry whose slot comes after the slots in <paramref name="slotsBefore"/> (element 0 is the header).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static ref T Entry<T>(T[] items, ulong slotsBefore)
-        => ref Unsafe.Add(ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(items), 1), (nuint)(uint)BitOperations.PopCount(slotsBefore));
+    private static ref T Element<T>(T[] items, ulong throughSlot)
+        => ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(items), (nuint)(uint)BitOperations.PopCount(throughSlot));
 
     private static ulong BoundFor(int rootShift) => 1UL << (rootShift + PageTableNode.SlotBits);
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what building and testing Cairn needs on a Debian-family machine that has the .NET SDK:
 # CMake and gcc for the native layer, liburing (linked statically), the mingw-w64 cross compiler
-# that checks the Windows code, e2fsprogs for the disk-full tests on a loop-mounted ext4 image.
+# that checks the Windows code, e2fsprogs for the disk-full tests on a loop-mounted ext4 image,
+# libxxhash0 as the reference the XXH64 tests compare against.
 set -euo pipefail
 
-packages=(cmake make gcc libc6-dev liburing-dev gcc-mingw-w64-x86-64 e2fsprogs mount binutils)
+packages=(cmake make gcc libc6-dev liburing-dev gcc-mingw-w64-x86-64 e2fsprogs mount binutils libxxhash0)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

@@ -3,22 +3,22 @@ namespace Cairn.Paging;
 internal sealed partial class PageTable
 {
     /// <summary>
-    /// Derives a new table from an existing one. Nodes this builder created are changed in place;
-    /// nodes shared with any published table are copied on the first write that reaches them, with
-    /// the path above them. <see cref="ToImmutable"/> starts a new edit session, so what it returned
-    /// is never changed by later calls either.
+    /// Derives a new table from an existing one, path-copying: arrays this builder created are changed
+    /// in place, arrays shared with any published table are copied on the first write that reaches
+    /// them (writes own the whole path from the root down before changing anything). After
+    /// <see cref="ToImmutable"/> the builder works in a new session, so the table it returned is
+    /// never changed by later calls either.
     /// </summary>
     public sealed class Builder
     {
-        private PageTableNode? _root;
+        private PageTableNode _root;
         private int _rootShift;
         private int _count;
-        /// <summary>The current edit session: nodes whose <see cref="PageTableNode.Owner"/> is this may change in place.</summary>
-        private object _session = new();
-        /// <summary>The table that equals the builder's contents, while no change was made since it was built.</summary>
+        private long _session = NodeArrays.NewSession();
+        /// <summary>The table that equals the builder's contents, while no change was made since.</summary>
         private PageTable? _unchanged;
 
-        internal Builder(PageTable source, PageTableNode? root, int rootShift, int count)
+        internal Builder(PageTable source, PageTableNode root, int rootShift, int count)
         {
             _unchanged = source;
             _root = root;
@@ -30,8 +30,8 @@ internal sealed partial class PageTable
 
         public bool TryGet(long pageNumber, out PageVersion version)
         {
-            if (_root is not null && (ulong)pageNumber < BoundFor(_rootShift))
-                return Find(_root, _rootShift, pageNumber, out version);
+            if (_root.Items is not null && (ulong)pageNumber < BoundFor(_rootShift))
+                return Find(_root.Bitmap, _root.Items, _rootShift, pageNumber, out version);
             version = default;
             return false;
         }
@@ -39,24 +39,26 @@ internal sealed partial class PageTable
         public void Set(long pageNumber, PageVersion version)
         {
             if ((ulong)pageNumber >= PageNumberLimit)
-                throw new ArgumentOutOfRangeException(nameof(pageNumber), pageNumber, $"Page numbers are in [0, 2^40).");
+                throw new ArgumentOutOfRangeException(nameof(pageNumber), pageNumber, "Page numbers are in [0, 2^40).");
 
             _unchanged = null;
-            if (_root is null)
+            if (_root.Items is null)
             {
                 _rootShift = RootShiftFor(pageNumber);
             }
             else
             {
                 // Grow upwards: the old root becomes slot 0 of a new root, as all its page numbers
-                // have zeros in the new top digit.
+                // have a zero in the new top digit.
                 while ((ulong)pageNumber >= BoundFor(_rootShift))
                 {
-                    _root = PageTableNode.NewBranch(_session, 0, _root);
+                    PageTableNode[] children = NodeArrays.NewChildren(_session, capacity: 1);
+                    children[1] = _root;
+                    _root = new PageTableNode { Bitmap = 1, Items = children };
                     _rootShift += PageTableNode.SlotBits;
                 }
             }
-            _root = SetIn(_root, _rootShift, pageNumber, version);
+            SetIn(ref _root, _rootShift, pageNumber, version);
         }
 
         /// <summary>Removes the page's entry; false (and nothing copied) if there was none.</summary>
@@ -66,17 +68,17 @@ internal sealed partial class PageTable
                 return false;
 
             _unchanged = null;
-            _root = RemoveIn(_root!, _rootShift, pageNumber);
+            RemoveIn(ref _root, _rootShift, pageNumber);
             _count--;
 
             // Shrink: a root whose only child is slot 0 is a level that every lookup pays for and
             // no page number needs.
-            while (_root is not null && _rootShift != 0 && _root.Bitmap == 1)
+            while (_rootShift != 0 && _root.Bitmap == 1)
             {
-                _root = _root.Children![0];
+                _root = _root.Children[1];
                 _rootShift -= PageTableNode.SlotBits;
             }
-            if (_root is null)
+            if (_root.Bitmap == 0)
                 _rootShift = 0;
             return true;
         }
@@ -86,61 +88,104 @@ internal sealed partial class PageTable
             if (_unchanged is null)
             {
                 _unchanged = new PageTable(_root, _rootShift, _count);
-                // Everything built so far now belongs to a published table.
-                _session = new object();
+                // Everything built so far is now reachable from a published table.
+                _session = NodeArrays.NewSession();
             }
             return _unchanged;
         }
 
-        private PageTableNode SetIn(PageTableNode? node, int shift, long pageNumber, PageVersion version)
+        /// <summary>
+        /// Sets the entry below <paramref name="node"/>, a slot in an array this session owns (or the
+        /// builder's root), so the node's new bitmap and array can be stored in place.
+        /// </summary>
+        private void SetIn(ref PageTableNode node, int shift, long pageNumber, PageVersion version)
         {
-            int slot = (int)(pageNumber >> shift) & PageTableNode.SlotMask;
-            if (node is null)
+            ulong slotBit = 1UL << (int)((pageNumber >> shift) & PageTableNode.SlotMask);
+
+            if (node.Items is null)
             {
+                node.Bitmap = slotBit;
                 if (shift == 0)
                 {
+                    node.Items = NodeArrays.NewVersions(_session, version);
                     _count++;
-                    return PageTableNode.NewLeaf(_session, slot, version);
+                    return;
                 }
-                return PageTableNode.NewBranch(_session, slot, SetIn(null, shift - PageTableNode.SlotBits, pageNumber, version));
+                PageTableNode[] path = NodeArrays.NewChildren(_session, capacity: 1);
+                node.Items = path;
+                SetIn(ref path[1], shift - PageTableNode.SlotBits, pageNumber, version);
+                return;
             }
 
-            ulong slotBit = 1UL << slot;
+            int count = node.Count;
             int index = node.IndexOf(slotBit);
             bool occupied = (node.Bitmap & slotBit) != 0;
 
             if (shift == 0)
             {
                 if (occupied)
-                    return node.WithVersion(_session, index, version);
-                _count++;
-                return node.WithVersionInserted(_session, slotBit, index, version);
+                {
+                    PageVersion[] versions = NodeArrays.Own(node.Versions, count, _session);
+                    versions[1 + index] = version;
+                    node.Items = versions;
+                }
+                else
+                {
+                    node.Items = NodeArrays.Insert(node.Versions, count, index, version, _session);
+                    node.Bitmap |= slotBit;
+                    _count++;
+                }
+                return;
             }
 
-            if (!occupied)
-                return node.WithChildInserted(_session, slotBit, index, SetIn(null, shift - PageTableNode.SlotBits, pageNumber, version));
-
-            PageTableNode child = node.Children![index];
-            PageTableNode newChild = SetIn(child, shift - PageTableNode.SlotBits, pageNumber, version);
-            // A child changed in place is already owned, and so are all nodes above it: nothing to copy.
-            return ReferenceEquals(newChild, child) ? node : node.WithChild(_session, index, newChild);
+            PageTableNode[] children;
+            if (occupied)
+            {
+                children = NodeArrays.Own(node.Children, count, _session);
+            }
+            else
+            {
+                children = NodeArrays.Insert(node.Children, count, index, default, _session);
+                node.Bitmap |= slotBit;
+            }
+            node.Items = children;
+            SetIn(ref children[1 + index], shift - PageTableNode.SlotBits, pageNumber, version);
         }
 
-        /// <summary>The node without the page's entry, or null if that was its last. The entry exists.</summary>
-        private PageTableNode? RemoveIn(PageTableNode node, int shift, long pageNumber)
+        /// <summary>Removes the entry, which exists, below <paramref name="node"/>; the node becomes empty if it was its last.</summary>
+        private void RemoveIn(ref PageTableNode node, int shift, long pageNumber)
         {
             ulong slotBit = 1UL << (int)((pageNumber >> shift) & PageTableNode.SlotMask);
+            int count = node.Count;
             int index = node.IndexOf(slotBit);
 
             if (shift != 0)
             {
-                PageTableNode child = node.Children![index];
-                PageTableNode? newChild = RemoveIn(child, shift - PageTableNode.SlotBits, pageNumber);
-                if (newChild is not null)
-                    return ReferenceEquals(newChild, child) ? node : node.WithChild(_session, index, newChild);
+                PageTableNode[] children = NodeArrays.Own(node.Children, count, _session);
+                node.Items = children;
+                ref PageTableNode child = ref children[1 + index];
+                RemoveIn(ref child, shift - PageTableNode.SlotBits, pageNumber);
+                if (child.Bitmap != 0)
+                    return;
             }
 
-            return node.Bitmap == slotBit ? null : node.WithSlotRemoved(_session, slotBit, index);
+            // The entry, or a child that just became empty, leaves this node.
+            if (count == 1)
+            {
+                node = default;
+                return;
+            }
+            if (shift == 0)
+            {
+                PageVersion[] versions = NodeArrays.Own(node.Versions, count, _session);
+                NodeArrays.RemoveInPlace(versions, count, index);
+                node.Items = versions;
+            }
+            else
+            {
+                NodeArrays.RemoveInPlace(node.Children, count, index); // owned on the way down
+            }
+            node.Bitmap &= ~slotBit;
         }
     }
 }

@@ -11,7 +11,7 @@ internal sealed partial class PageTable
     /// </summary>
     public struct Enumerator
     {
-        private NodePath _nodes;
+        private NodePath _path;
         /// <summary>Per level: the slots of that level's node not visited yet.</summary>
         private SlotSet _unvisited;
         private int _depth;
@@ -19,15 +19,11 @@ internal sealed partial class PageTable
         private long _pageNumber;
         private PageTableEntry _current;
 
-        internal Enumerator(PageTableNode? root, int rootShift)
+        internal Enumerator(PageTableNode root, int rootShift)
         {
             _rootShift = rootShift;
-            _depth = root is null ? -1 : 0;
-            if (root is not null)
-            {
-                _nodes[0] = root;
-                _unvisited[0] = root.Bitmap;
-            }
+            _path[0] = root;
+            _unvisited[0] = root.Bitmap;
         }
 
         public readonly PageTableEntry Current => _current;
@@ -39,27 +35,27 @@ internal sealed partial class PageTable
                 ulong unvisited = _unvisited[_depth];
                 if (unvisited == 0)
                 {
-                    _nodes[_depth] = null;
+                    _path[_depth] = default;
                     _depth--;
                     continue;
                 }
 
                 int slot = BitOperations.TrailingZeroCount(unvisited);
                 _unvisited[_depth] = unvisited & (unvisited - 1);
-                PageTableNode node = _nodes[_depth]!;
+                PageTableNode node = _path[_depth];
                 int index = node.IndexOf(1UL << slot);
                 int shift = _rootShift - _depth * PageTableNode.SlotBits;
                 _pageNumber = (_pageNumber & ~((long)PageTableNode.SlotMask << shift)) | ((long)slot << shift);
 
                 if (shift == 0)
                 {
-                    _current = new PageTableEntry(_pageNumber, node.Versions![index]);
+                    _current = new PageTableEntry(_pageNumber, node.Versions[1 + index]);
                     return true;
                 }
 
-                PageTableNode child = node.Children![index];
+                PageTableNode child = node.Children[1 + index];
                 _depth++;
-                _nodes[_depth] = child;
+                _path[_depth] = child;
                 _unvisited[_depth] = child.Bitmap;
             }
             return false;
@@ -92,7 +88,7 @@ internal sealed partial class PageTable
     [InlineArray(MaxLevels)]
     private struct NodePath
     {
-        private PageTableNode? _element;
+        private PageTableNode _element;
     }
 
     [InlineArray(MaxLevels)]

@@ -1,5 +1,6 @@
 using System.Numerics;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace Cairn.Paging;
 
@@ -7,12 +8,13 @@ namespace Cairn.Paging;
 /// The newest committed version of every page that is not in the data file yet, published with
 /// each environment state. Immutable: a writer derives the next table with <see cref="ToBuilder"/>,
 /// sharing every node it does not change, so a reader keeps a consistent table for as long as it
-/// holds the reference.
+/// holds the reference. Publish a table to other threads with a volatile write (as the environment
+/// state is published): the builder fills its arrays with ordinary stores.
 /// <para>
-/// A radix trie on the page number, 6 bits per level, as deep as the largest page number needs
-/// (7 levels cover the whole 2^40 range; a 64 GiB file of 8 KiB pages needs 4). Readers call
-/// <see cref="TryGet"/> on every tree step, so it is a fixed loop of bitmap tests with no
-/// allocation, no locks and no type checks.
+/// A radix trie on the page number, 6 bits per level (<see cref="PageTableNode"/>), as deep as the
+/// largest page number needs: 7 levels cover the whole 2^40 range, a 64 GiB file of 8 KiB pages
+/// needs 4. Readers call <see cref="TryGet"/> on every tree step, so it is a fixed loop of bitmap
+/// tests with no allocation, no locks and no type checks.
 /// </para>
 /// </summary>
 internal sealed partial class PageTable
@@ -23,9 +25,9 @@ internal sealed partial class PageTable
     /// <summary>Levels needed for <see cref="PageNumberLimit"/>: ceil(40 / 6).</summary>
     internal const int MaxLevels = 7;
 
-    public static PageTable Empty { get; } = new(root: null, rootShift: 0, count: 0);
+    public static PageTable Empty { get; } = new(root: default, rootShift: 0, count: 0);
 
-    private readonly PageTableNode? _root;
+    private readonly PageTableNode _root;
     /// <summary>How far to shift a page number for the root's slot: 6 × (levels − 1).</summary>
     private readonly int _rootShift;
     /// <summary>
@@ -34,11 +36,11 @@ internal sealed partial class PageTable
     /// </summary>
     private readonly ulong _pageNumberBound;
 
-    private PageTable(PageTableNode? root, int rootShift, int count)
+    private PageTable(PageTableNode root, int rootShift, int count)
     {
         _root = root;
         _rootShift = rootShift;
-        _pageNumberBound = root is null ? 0 : BoundFor(rootShift);
+        _pageNumberBound = root.Items is null ? 0 : BoundFor(rootShift);
         Count = count;
     }
 
@@ -47,7 +49,7 @@ internal sealed partial class PageTable
     public bool TryGet(long pageNumber, out PageVersion version)
     {
         if ((ulong)pageNumber < _pageNumberBound)
-            return Find(_root!, _rootShift, pageNumber, out version);
+            return Find(_root.Bitmap, _root.Items!, _rootShift, pageNumber, out version);
         version = default;
         return false;
     }
@@ -63,27 +65,31 @@ internal sealed partial class PageTable
 
     public Builder ToBuilder() => new(this, _root, _rootShift, Count);
 
-    /// <summary>The walk below the bound check: one bitmap test and one load per level.</summary>
+    /// <summary>
+    /// The walk below the bound check, one slot load per level. Shifting a bitmap left by
+    /// 63 − digit (a ulong shift count is taken mod 64, so ~digit does it) leaves the digit's slot in
+    /// the sign bit and the used slots before it below: the sign says whether the slot is used, and
+    /// the popcount is the entry's array position, the header being element 0. Indexing skips bounds
+    /// checks because every array holds at least as many entries as its bitmap has bits.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool Find(PageTableNode node, int shift, long pageNumber, out PageVersion version)
+    private static bool Find(ulong bitmap, object items, int shift, long pageNumber, out PageVersion version)
     {
-        ulong bitmap;
-        ulong slotBit;
+        ulong throughSlot;
         for (; shift != 0; shift -= PageTableNode.SlotBits)
         {
-            // A ulong shift count is taken mod 64, which is exactly this level's 6-bit digit.
-            slotBit = 1UL << (int)(pageNumber >> shift);
-            bitmap = node.Bitmap;
-            if ((bitmap & slotBit) == 0)
+            throughSlot = bitmap << (int)~(pageNumber >> shift);
+            if ((long)throughSlot >= 0)
                 goto Missing;
-            node = node.Children![BitOperations.PopCount(bitmap & (slotBit - 1))];
+            ref PageTableNode child = ref Element(Unsafe.As<PageTableNode[]>(items), throughSlot);
+            bitmap = child.Bitmap;
+            items = child.Items!;
         }
 
-        slotBit = 1UL << (int)pageNumber;
-        bitmap = node.Bitmap;
-        if ((bitmap & slotBit) != 0)
+        throughSlot = bitmap << (int)~pageNumber;
+        if ((long)throughSlot < 0)
         {
-            version = node.Versions![BitOperations.PopCount(bitmap & (slotBit - 1))];
+            version = Element(Unsafe.As<PageVersion[]>(items), throughSlot);
             return true;
         }
 
@@ -91,6 +97,10 @@ internal sealed partial class PageTable
         version = default;
         return false;
     }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ref T Element<T>(T[] items, ulong throughSlot)
+        => ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(items), (nuint)(uint)BitOperations.PopCount(throughSlot));
 
     private static ulong BoundFor(int rootShift) => 1UL << (rootShift + PageTableNode.SlotBits);
 

@@ -32,8 +32,7 @@ public class FillBenchmarks : KeyValueBenchmark
     [IterationSetup]
     public void IterationSetup()
     {
-        foreach (var entry in Directory.EnumerateFileSystemEntries(_directory))
-            File.Delete(entry);
+        Empty(_directory);
         _store = BenchStores.Create(Store);
         _store.Open(_directory, durable: false);
     }
@@ -43,8 +42,7 @@ public class FillBenchmarks : KeyValueBenchmark
     {
         _store?.Dispose();
         _store = null;
-        foreach (var entry in Directory.EnumerateFileSystemEntries(_directory))
-            File.Delete(entry);
+        Empty(_directory);
     }
 
     [GlobalCleanup]
@@ -55,4 +53,10 @@ public class FillBenchmarks : KeyValueBenchmark
 
     [Benchmark(Description = "fill random")]
     public void FillRandom() => _store!.FillBatches(_random, BatchSize);
+
+    private static void Empty(string directory)
+    {
+        Directory.Delete(directory, recursive: true);
+        Directory.CreateDirectory(directory);
+    }
 }

@@ -1,0 +1,88 @@
+using Cairn.Bench.KeyValue;
+using static Cairn.Bench.SelfCheck.CheckFailedException;
+
+namespace Cairn.Bench.SelfCheck;
+
+/// <summary>
+/// The <c>--self-check</c> mode: checks the LMDB binding, then drives each store through the same
+/// interface the benchmarks use and verifies what it reads back. Exit code 0 when all pass.
+/// </summary>
+public static class StoreSelfCheck
+{
+    public const int KeyCount = 10_000;
+
+    public static int Run(string[] storeNames, TextWriter log)
+    {
+        var names = storeNames.Length > 0 ? storeNames : BenchStores.Names.ToArray();
+        var failures = 0;
+        failures += Attempt("lmdb binding", log, directory => LmdbBindingSelfCheck.Run(directory, KeyCount, log));
+        foreach (var name in names)
+            failures += Attempt($"store {name}", log, directory => CheckStore(name, directory, log));
+        log.WriteLine(failures == 0 ? "self-check: passed" : $"self-check: {failures} FAILED");
+        return failures == 0 ? 0 : 1;
+    }
+
+    private static int Attempt(string what, TextWriter log, Action<string> check)
+    {
+        var directory = BenchScratch.Directory("self-check-" + what.Replace(' ', '-'));
+        try
+        {
+            log.WriteLine($"{what}:");
+            check(directory);
+            log.WriteLine($"{what}: ok");
+            return 0;
+        }
+        catch (Exception e)
+        {
+            log.WriteLine($"{what}: FAILED: {e}");
+            return 1;
+        }
+        finally
+        {
+            Directory.Delete(directory, recursive: true);
+        }
+    }
+
+    private static void CheckStore(string name, string directory, TextWriter log)
+    {
+        var fillOrder = KeyGenerator.Shuffled(KeyCount, KeyGenerator.FillSeed);
+        using (var store = BenchStores.Create(name))
+        {
+            store.Open(directory, durable: false);
+            store.FillBatches(fillOrder, KeyValueBenchmark.BatchSize);
+        }
+
+        // Reopened, as the read benchmarks do, so what is checked is what reached the files.
+        using var reopened = BenchStores.Create(name);
+        reopened.Open(directory, durable: false);
+        using var reader = reopened.CreateReader();
+        var readOrder = KeyGenerator.Shuffled(KeyCount, KeyGenerator.ReadSeed);
+        Span<byte> value = stackalloc byte[BenchValues.ValueSize];
+        for (var i = 0; i < KeyCount; i++)
+        {
+            var length = reader.ReadInOwnTransaction(readOrder[i], value);
+            Require(length == BenchValues.ValueSize, $"read {i}: length {length}");
+            Require(BenchValues.Matches(readOrder[i], value), $"read {i}: wrong value");
+        }
+        Span<byte> absent = stackalloc byte[KeySet.KeySize];
+        KeyGenerator.Write(KeyCount + 1, absent);
+        Require(reader.ReadInOwnTransaction(absent, value) == -1, "a key never written was found");
+
+        var found = reader.ReadManyInOneTransaction(readOrder, KeyCount / 2, KeyCount);
+        Require(found == KeyCount, $"one-transaction reads found {found} of {KeyCount}");
+        var totals = reader.ScanAll();
+        var expected = new ScanTotals(KeyCount, (long)KeyCount * KeySet.KeySize, (long)KeyCount * BenchValues.ValueSize);
+        Require(totals == expected, $"scan saw {totals}, expected {expected}");
+
+        // The 1,000,000-key benchmark builds read orders this way too; the permutation must be one.
+        var sorted = KeyGenerator.Sequential(KeyCount);
+        var seen = new bool[KeyCount];
+        for (var i = 0; i < KeyCount; i++)
+        {
+            var n = (int)System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(fillOrder[i][8..]);
+            Require(!seen[n] && sorted[n].SequenceEqual(fillOrder[i]), $"fill order repeats or garbles key {n}");
+            seen[n] = true;
+        }
+        log.WriteLine($"  {name}: {KeyCount} keys filled, reopened, read in own and shared transactions, scanned");
+    }
+}

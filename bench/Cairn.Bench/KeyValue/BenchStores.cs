@@ -17,6 +17,7 @@ public static class BenchStores
     private static readonly (string Name, Func<IBenchStore> Create)[] s_stores =
     [
         (Baseline, () => new LmdbStore()),
+        ("cairn", () => new CairnStore()),
     ];
 
     public static IEnumerable<string> Names => s_stores.Select(s => s.Name);

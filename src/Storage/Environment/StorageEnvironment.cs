@@ -91,19 +91,19 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
     {
         ThrowIfDisposed();
         var state = Volatile.Read(ref _current);
-        int slot = _readers.Acquire(state.Epoch);
+        var context = _readContexts.TryRent()
+            ?? new ReadContext(LowLevelTransaction.ForReading(_dataFile, _scratch, state), _readers.Reserve());
         while (true)
         {
-            // The protocol of ReaderTable: publish, fence (Acquire/Publish are interlocked), re-check.
+            // The protocol of ReaderTable: publish (an interlocked exchange: a full fence), re-check.
+            _readers.Publish(context.ReaderSlot, state.Epoch);
             var now = Volatile.Read(ref _current);
             if (ReferenceEquals(now, state))
                 break;
             state = now;
-            _readers.Publish(slot, state.Epoch);
         }
-        var context = _readContexts.TryRent() ?? new ReadContext(LowLevelTransaction.ForReading(_dataFile, _scratch, state));
         context.Bind(state);
-        return new ReadTransaction(this, context, slot);
+        return new ReadTransaction(this, context);
     }
 
     /// <summary>Starts the write transaction, waiting up to <see cref="StorageOptions.WriteTransactionTimeout"/> for the current one.</summary>
@@ -129,10 +129,11 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
         }
     }
 
-    internal void EndRead(int slot, ReadContext context)
+    internal void EndRead(ReadContext context)
     {
-        _readers.Release(slot);
-        _readContexts.Return(context);
+        _readers.MarkIdle(context.ReaderSlot);
+        if (!_readContexts.Return(context))
+            _readers.Release(context.ReaderSlot);
     }
 
     /// <summary>Publishes the transaction's pages as the new state. Runs on the writer, under the write lock.</summary>

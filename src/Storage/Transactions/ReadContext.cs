@@ -8,9 +8,17 @@ namespace Cairn.Transactions;
 /// key allocates nothing but the small transaction handle; while no commit has happened since the
 /// context was last used, its opened trees are still valid and opening one is a dictionary hit.
 /// </summary>
-internal sealed class ReadContext(LowLevelTransaction low)
+internal sealed class ReadContext(LowLevelTransaction low, int readerSlot)
 {
     public LowLevelTransaction Low { get; } = low;
+
+    /// <summary>The reader-table slot this context keeps for its whole life (-1 for the writer's).</summary>
+    public int ReaderSlot { get; } = readerSlot;
+
+    /// <summary>The last tree opened by name, so the usual one-tree request skips the dictionary.</summary>
+    public string? LastTreeName { get; set; }
+
+    public BTree? LastTree { get; set; }
 
     public Dictionary<string, BTree> Trees { get; } = new(StringComparer.Ordinal);
 
@@ -24,6 +32,8 @@ internal sealed class ReadContext(LowLevelTransaction low)
         Low.Rebind(state);
         Trees.Clear();
         Root = null;
+        LastTreeName = null;
+        LastTree = null;
     }
 }
 
@@ -44,16 +54,17 @@ internal sealed class ReadContextPool
         return null;
     }
 
-    public void Return(ReadContext context)
+    /// <summary>Keeps the context for reuse; false when the pool is full and the caller must let it go.</summary>
+    public bool Return(ReadContext context)
     {
         int start = Environment.CurrentManagedThreadId & (_slots.Length - 1);
         for (int n = 0; n < _slots.Length; n++)
         {
             ref ReadContext? slot = ref _slots[(start + n) & (_slots.Length - 1)];
             if (Volatile.Read(ref slot) is null && Interlocked.CompareExchange(ref slot, context, null) is null)
-                return;
+                return true;
         }
-        // Pool full: let the context go.
+        return false;
     }
 
     /// <summary>Drops every pooled context (at dispose: they point at mappings about to close).</summary>

@@ -9,15 +9,13 @@ namespace Cairn;
 /// </summary>
 public class ReadTransaction : IDisposable
 {
-    private readonly int _readerSlot;
     private readonly Transactions.ReadContext _context;
     private bool _disposed;
 
-    internal ReadTransaction(StorageEnvironment environment, Transactions.ReadContext context, int readerSlot)
+    internal ReadTransaction(StorageEnvironment environment, Transactions.ReadContext context)
     {
         Environment = environment;
         _context = context;
-        _readerSlot = readerSlot;
     }
 
     internal StorageEnvironment Environment { get; }
@@ -38,6 +36,11 @@ public class ReadTransaction : IDisposable
     public bool TryOpenTree(string name, out Tree tree)
     {
         ThrowIfDisposed();
+        if (ReferenceEquals(name, _context.LastTreeName))
+        {
+            tree = new Tree(this, _context.LastTree!, name);
+            return true;
+        }
         if (!_context.Trees.TryGetValue(name, out var btree))
         {
             if (!TreeDirectory.TryRead(RootTree, name, out var state, Environment.DataFilePath))
@@ -48,6 +51,8 @@ public class ReadTransaction : IDisposable
             btree = new BTree(Low, state);
             _context.Trees.Add(name, btree);
         }
+        _context.LastTreeName = name;
+        _context.LastTree = btree;
         tree = new Tree(this, btree, name);
         return true;
     }
@@ -65,7 +70,12 @@ public class ReadTransaction : IDisposable
 
     internal Dictionary<string, BTree> OpenTrees => _context.Trees;
 
-    internal void ForgetTree(string name) => _context.Trees.Remove(name);
+    internal void ForgetTree(string name)
+    {
+        _context.Trees.Remove(name);
+        _context.LastTreeName = null;
+        _context.LastTree = null;
+    }
 
     internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposed, this);
 
@@ -77,5 +87,5 @@ public class ReadTransaction : IDisposable
         OnDispose();
     }
 
-    private protected virtual void OnDispose() => Environment.EndRead(_readerSlot, _context);
+    private protected virtual void OnDispose() => Environment.EndRead(_context);
 }

@@ -17,6 +17,8 @@ namespace Cairn.Transactions;
 internal sealed class ReaderTable
 {
     private const long Free = 0;
+    /// <summary>Held by a pooled read context between transactions: not claimable, not a reader.</summary>
+    private const long Idle = -1;
     private const int SegmentSize = 64;
 
     [StructLayout(LayoutKind.Explicit, Size = 128)] // a cache line pair per slot: readers never share one
@@ -37,11 +39,17 @@ internal sealed class ReaderTable
             int count = 0;
             foreach (var segment in Volatile.Read(ref _segments))
                 for (int i = 0; i < segment.Length; i++)
-                    if (Volatile.Read(ref segment[i].Epoch) != Free)
+                    if (Volatile.Read(ref segment[i].Epoch) > Free)
                         count++;
             return count;
         }
     }
+
+    /// <summary>Claims a slot for a read context to keep across transactions; it starts idle.</summary>
+    public int Reserve() => Acquire(Idle);
+
+    /// <summary>Marks a reserved slot idle at the end of a transaction, keeping it for the next one.</summary>
+    public void MarkIdle(int slot) => Volatile.Write(ref SlotAt(slot), Idle);
 
     /// <summary>Claims a slot holding <paramref name="epoch"/>; returns its index.</summary>
     public int Acquire(long epoch)
@@ -82,7 +90,7 @@ internal sealed class ReaderTable
             for (int i = 0; i < segment.Length; i++)
             {
                 long epoch = Volatile.Read(ref segment[i].Epoch);
-                if (epoch != Free && epoch < oldest)
+                if (epoch > Free && epoch < oldest)
                     oldest = epoch;
             }
         }

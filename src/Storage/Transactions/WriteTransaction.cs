@@ -11,7 +11,7 @@ public sealed class WriteTransaction : ReadTransaction
     private bool _completed;
 
     internal WriteTransaction(StorageEnvironment environment, Transactions.LowLevelTransaction low)
-        : base(environment, new Transactions.ReadContext(low), readerSlot: -1)
+        : base(environment, new Transactions.ReadContext(low, readerSlot: -1))
     {
     }
 

@@ -2,10 +2,10 @@
 # Installs what building and testing Cairn needs on a Debian-family machine that has the .NET SDK:
 # CMake and gcc for the native layer, liburing (linked statically), the mingw-w64 cross compiler
 # that checks the Windows code, e2fsprogs for the disk-full tests on a loop-mounted ext4 image,
-# libxxhash0 as the reference the XXH64 tests compare against.
+# libxxhash0 as the reference the XXH64 tests compare against, liblmdb0 as the benchmarks' LMDB peer.
 set -euo pipefail
 
-packages=(cmake make gcc libc6-dev liburing-dev gcc-mingw-w64-x86-64 e2fsprogs mount binutils libxxhash0)
+packages=(cmake make gcc libc6-dev liburing-dev gcc-mingw-w64-x86-64 e2fsprogs mount binutils libxxhash0 liblmdb0)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -23,4 +23,4 @@ if ! command -v dotnet >/dev/null 2>&1; then
   echo "setup: the .NET 10 SDK (dotnet) is required and is not on PATH" >&2
   exit 1
 fi
-echo "setup: ready (dotnet $(dotnet --version), $(cmake --version | head -n1), liburing $(dpkg-query -W -f='${Version}' liburing-dev))"
+echo "setup: ready (dotnet $(dotnet --version), $(cmake --version | head -n1), liburing $(dpkg-query -W -f='${Version}' liburing-dev), lmdb $(dpkg-query -W -f='${Version}' liblmdb0))"

@@ -92,7 +92,7 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
         ThrowIfDisposed();
         var state = Volatile.Read(ref _current);
         var context = _readContexts.TryRent()
-            ?? new ReadContext(LowLevelTransaction.ForReading(_dataFile, _scratch, state), _readers.Reserve());
+            ?? new ReadContext(LowLevelTransaction.ForReading(_dataFile, _scratch, state), _readers.Reserve(), _readContexts);
         while (true)
         {
             // The protocol of ReaderTable: publish (an interlocked exchange: a full fence), re-check.

@@ -26,6 +26,13 @@ internal static class DemoCommand
             var pageCheck = DataFileWriterCheck.Run(options.Directory);
             Console.WriteLine($"Data-file writer: wrote {pageCheck.Pages} random 8 KiB pages in {pageCheck.Runs} runs, synced, read back identical ({pageCheck.Elapsed.TotalMilliseconds:F1} ms)");
 
+            var engine = EngineDemo.Run(options.Directory, options.EngineKeys);
+            Console.WriteLine($"Engine: {engine.Keys} random keys put in batches of 1,000 in {engine.FillMilliseconds:F0} ms, " +
+                              $"each read back in its own read transaction in {engine.ReadMilliseconds:F0} ms " +
+                              $"({engine.ReadMilliseconds * 1e6 / engine.Keys:F0} ns per read); reopened and verified in {engine.ReopenMilliseconds:F0} ms");
+            Console.WriteLine($"  verified: {engine.Verification.PagesInUse} pages in use, {engine.Verification.FreePages} free, " +
+                              $"{engine.Verification.Trees} tree(s), {engine.Verification.Entries} entries");
+
             Console.WriteLine();
             Console.WriteLine("Durable write latency (each write returns only when its data is on disk):");
             var results = new List<LatencyResult>();
@@ -44,6 +51,7 @@ internal static class DemoCommand
                 backendSetupError = backend.SetupError,
                 fileSystem = fs,
                 dataFileWriter = pageCheck,
+                engine,
                 durableWrites = results,
             }, new JsonSerializerOptions { WriteIndented = true }));
             Console.WriteLine();

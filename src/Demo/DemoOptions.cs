@@ -1,11 +1,11 @@
 namespace Cairn.Demo;
 
-internal sealed record DemoOptions(string Directory, int SmallWrites, int LargeWrites, bool Keep)
+internal sealed record DemoOptions(string Directory, int SmallWrites, int LargeWrites, int EngineKeys, bool Keep)
 {
     public static DemoOptions Parse(string[] args)
     {
         string directory = Path.Combine(RepositoryRoot(), ".scratch", "demo");
-        int small = 2000, large = 300;
+        int small = 2000, large = 300, engineKeys = 200_000;
         bool keep = false;
         for (int i = 0; i < args.Length; i++)
         {
@@ -14,11 +14,12 @@ internal sealed record DemoOptions(string Directory, int SmallWrites, int LargeW
                 case "--dir": directory = args[++i]; break;
                 case "--small-writes": small = int.Parse(args[++i]); break;
                 case "--large-writes": large = int.Parse(args[++i]); break;
+                case "--engine-keys": engineKeys = int.Parse(args[++i]); break;
                 case "--keep": keep = true; break;
-                default: throw new ArgumentException($"Unknown argument '{args[i]}'. Use --dir PATH, --small-writes N, --large-writes N, --keep.");
+                default: throw new ArgumentException($"Unknown argument '{args[i]}'. Use --dir PATH, --small-writes N, --large-writes N, --engine-keys N, --keep.");
             }
         }
-        return new DemoOptions(Path.GetFullPath(directory), small, large, keep);
+        return new DemoOptions(Path.GetFullPath(directory), small, large, engineKeys, keep);
     }
 
     /// <summary>The repository root (where Storage.sln is), so scratch data lands in its ignored .scratch folder on the real disk.</summary>

@@ -1,0 +1,36 @@
+using Cairn;
+
+// Commands (one per run):
+//   hold-open DIR   open the environment, print "opened", wait until standard input closes, dispose.
+//   try-open DIR    try to open it; print "opened" or "locked: <message>"; exit 0 either way.
+if (args.Length != 2)
+{
+    Console.Error.WriteLine("usage: Cairn.TestChild hold-open|try-open DIRECTORY");
+    return 2;
+}
+
+switch (args[0])
+{
+    case "hold-open":
+        using (StorageEnvironment.Open(new StorageOptions(args[1])))
+        {
+            Console.WriteLine("opened");
+            Console.Out.Flush();
+            Console.In.ReadToEnd();
+        }
+        return 0;
+    case "try-open":
+        try
+        {
+            using var env = StorageEnvironment.Open(new StorageOptions(args[1]));
+            Console.WriteLine("opened");
+        }
+        catch (EnvironmentLockedException e)
+        {
+            Console.WriteLine($"locked: {e.Message}");
+        }
+        return 0;
+    default:
+        Console.Error.WriteLine($"unknown command '{args[0]}'");
+        return 2;
+}

@@ -35,6 +35,9 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
     private readonly ReadContextPool _readContexts = new();
     private EnvironmentState _current;
     private int _disposed;
+    // The oldest reader's transaction when a flush last found nothing to write: until readers move
+    // on, trying again would only walk the page table for nothing on every write transaction.
+    private long _fruitlessFlushOldestReader = -1;
 
     private StorageEnvironment(StorageOptions options, DataFile dataFile, HeaderStore headers, ScratchAllocator scratch, EnvironmentState initial, FreeSpaceMap freeSpace)
     {
@@ -118,6 +121,14 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
         {
             ThrowIfDisposed();
             ReclaimUnreachable();
+            // Flushing happens here, before a transaction exists, rather than at the end of the commit
+            // that crossed the threshold: a failed flush (disk full, I/O error) then fails this
+            // BeginWrite cleanly instead of making an already published commit look failed.
+            if (_scratch.BytesInUse >= _options.FlushThresholdBytes)
+            {
+                FlushToDataFile();
+                ReclaimUnreachable();
+            }
             var state = Volatile.Read(ref _current);
             var low = LowLevelTransaction.ForWriting(_dataFile, _scratch, state, _freeSpace, _writerDirtyPages, _writerFreedPages);
             return new WriteTransaction(this, low);
@@ -173,9 +184,6 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
             // The table owns the page versions now.
             tx.DirtyPages.Clear();
             tx.FreedPages.Clear();
-
-            if (_scratch.BytesInUse >= _options.FlushThresholdBytes)
-                FlushToDataFile();
             ReclaimUnreachable();
         }
         finally
@@ -202,9 +210,15 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
     {
         var current = _current;
         long oldestReader = _history.TransactionIdOf(_readers.OldestEpoch(current.Epoch));
+        if (oldestReader == _fruitlessFlushOldestReader)
+            return;
         var flushed = _flusher.Flush(current, oldestReader);
         if (flushed.Count == 0)
+        {
+            _fruitlessFlushOldestReader = oldestReader;
             return;
+        }
+        _fruitlessFlushOldestReader = -1;
         var retired = _reclaimer.Rent();
         var pages = current.Pages.ToBuilder();
         foreach (var (pageNumber, version) in flushed)

@@ -16,7 +16,7 @@ public sealed class StorageOptions
     public TimeSpan WriteTransactionTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
     /// <summary>
-    /// Committed page versions held in scratch memory past which a commit writes the flushable ones
+    /// Committed page versions held in scratch memory past which the next write transaction first writes the flushable ones
     /// to the data file (those no reader can still need the previous version of). Larger means a page
     /// rewritten by many commits reaches the disk fewer times: with 1,000 random puts per commit on a
     /// million keys, 256 MiB writes about a third of the bytes 64 MiB does (docs/benchmarks.md).

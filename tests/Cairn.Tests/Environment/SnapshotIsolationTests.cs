@@ -26,7 +26,8 @@ public class SnapshotIsolationTests
 
         using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(4));
         long commits = 0, snapshotsChecked = 0;
-        var writer = Task.Run(() =>
+        // Dedicated threads: on two cores, thread-pool tasks that spin like these can starve each other.
+        var writer = Task.Factory.StartNew(() =>
         {
             for (long round = 1; !stop.IsCancellationRequested; round++)
             {
@@ -45,8 +46,8 @@ public class SnapshotIsolationTests
                 tx.Commit();
                 Interlocked.Increment(ref commits);
             }
-        });
-        var readers = Enumerable.Range(0, 3).Select(_ => Task.Run(() =>
+        }, TaskCreationOptions.LongRunning);
+        var readers = Enumerable.Range(0, 3).Select(_ => Task.Factory.StartNew(() =>
         {
             while (!stop.IsCancellationRequested)
             {
@@ -57,7 +58,7 @@ public class SnapshotIsolationTests
                 Assert.Equal(expected, ReadRound(t, keys));
                 Interlocked.Increment(ref snapshotsChecked);
             }
-        })).ToArray();
+        }, TaskCreationOptions.LongRunning)).ToArray();
 
         await Task.WhenAll([writer, .. readers]);
         Assert.True(commits > 20, $"only {commits} commits");

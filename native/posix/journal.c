@@ -3,6 +3,8 @@
  * which would turn each commit into a journal transaction of the file system as well. */
 #include "posix_files.h"
 
+#include "io_checks.h"
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -5,18 +5,11 @@
 
 #include "posix_internal.h"
 
-#include <stdint.h>
-
 /* Turns O_DIRECT on for an open descriptor. Returns 0 or the errno; EINVAL means the file system
  * refuses direct I/O. Done with F_SETFL rather than at open(2) because open(O_CREAT|O_DIRECT)
  * creates the file before the file system gets to refuse O_DIRECT, so retrying an O_EXCL open
  * without O_DIRECT would then fail with EEXIST on a file we created ourselves (and a failed probe
  * would leave its file behind). */
 CAIRN_HIDDEN int cairn_posix_enable_direct(int fd);
-
-static inline int cairn_is_direct_aligned(int64_t value)
-{
-    return (value & (CAIRN_DIRECT_IO_ALIGNMENT - 1)) == 0;
-}
 
 #endif

@@ -1,4 +1,4 @@
-/* Helpers shared by files.c, journal.c and paths.c. Not part of the ABI. Kept out of
+/* Helpers shared by files.c and paths.c. Not part of the ABI. Kept out of
  * posix_internal.h so that the data-file writer does not depend on them. */
 #ifndef CAIRN_POSIX_FILES_H
 #define CAIRN_POSIX_FILES_H

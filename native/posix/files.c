@@ -266,7 +266,8 @@ CAIRN_EXPORT int32_t cairn_file_lock(cairn_file *file, int32_t *os_error)
 CAIRN_EXPORT int32_t cairn_file_read(cairn_file *file, void *buffer, int64_t length, int64_t offset,
                                      int64_t *bytes_read, int32_t *os_error)
 {
-    if (file == NULL || bytes_read == NULL || (buffer == NULL && length > 0) || !cairn_is_valid_range(offset, length))
+    if (file == NULL || bytes_read == NULL || (buffer == NULL && length > 0) ||
+        !cairn_is_valid_range(offset, length))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
 
     int64_t done = 0;

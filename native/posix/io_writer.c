@@ -3,10 +3,11 @@
  *
  * A call validates its ops and groups them into work items - runs of ops that each start where the
  * previous one ends, at most IOV_MAX per item - in ONE allocation holding the items and their
- * iovecs. The checks and the runs come from common/write_ops.c, which Windows uses too. The io_uring backend hands the items to the process-wide worker (io_uring_worker.c) and
- * sleeps on the calling thread's eventfd until the worker reports the whole call done; the pwritev
- * backend writes the same items on the calling thread through cairn_posix_pwritev_all, so both
- * backends issue the same writes and produce byte-identical files.
+ * iovecs; the checks and the runs come from common/write_ops.c, which Windows uses too. The
+ * io_uring backend hands the items to the process-wide worker (io_uring_worker.c) and sleeps on
+ * the calling thread's eventfd until the worker reports the whole call done; the pwritev backend
+ * writes the same items on the calling thread through cairn_posix_pwritev_all, so both backends
+ * issue the same writes and produce byte-identical files.
  *
  * Lifecycle. The writer starts on first use: it picks the backend once (io_uring unless configured
  * off or unavailable) and, for io_uring, creates the ring and the worker. `life` is a

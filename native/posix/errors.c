@@ -1,4 +1,5 @@
-/* OS error classification and messages (POSIX). */
+/* OS error classification and messages (POSIX). The exports built on the classification are
+ * platform-neutral and live in common/library.c. */
 #include "posix_internal.h"
 
 #include <errno.h>
@@ -40,14 +41,6 @@ int32_t cairn_status_from_os_error(int32_t os_error)
     }
 }
 
-CAIRN_EXPORT int32_t cairn_classify_error(int32_t os_error_in, int32_t *status, int32_t *os_error)
-{
-    if (status == NULL)
-        return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
-    *status = cairn_status_from_os_error(os_error_in);
-    return cairn_ok(os_error);
-}
-
 CAIRN_EXPORT int32_t cairn_error_string(int32_t os_error_in, char *buffer, int32_t buffer_size,
                                         int32_t *written, int32_t *os_error)
 {
@@ -62,13 +55,5 @@ CAIRN_EXPORT int32_t cairn_error_string(int32_t os_error_in, char *buffer, int32
         memcpy(buffer, message, length);
     buffer[length] = '\0';
     *written = (int32_t)length;
-    return cairn_ok(os_error);
-}
-
-CAIRN_EXPORT int32_t cairn_get_abi_version(int32_t *version, int32_t *os_error)
-{
-    if (version == NULL)
-        return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
-    *version = CAIRN_PAL_ABI_VERSION;
     return cairn_ok(os_error);
 }

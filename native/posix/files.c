@@ -3,6 +3,8 @@
  * IOV_MAX batching and fault hooks apply here exactly as in the data-file writer. */
 #include "posix_files.h"
 
+#include "io_checks.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -28,12 +30,6 @@ _Static_assert(sizeof(((cairn_buffer *)0)->length) == sizeof(((struct iovec *)0)
  * multi-GiB journal takes few syscalls, small enough not to matter as a temporary allocation. */
 #define ZERO_CHUNK_BYTES (1 << 20)
 #define ZERO_CHUNKS_PER_CALL 16
-
-/* A range [offset, offset + length) that the kernel can represent. */
-static int valid_range(int64_t offset, int64_t length)
-{
-    return offset >= 0 && length >= 0 && length <= INT64_MAX - offset;
-}
 
 int cairn_posix_enable_direct(int fd)
 {
@@ -183,7 +179,7 @@ static int grow_to(int fd, int64_t end)
 CAIRN_EXPORT int32_t cairn_file_allocate(cairn_file *file, int64_t offset, int64_t length,
                                          int32_t *allocated, int32_t *os_error)
 {
-    if (file == NULL || allocated == NULL || !valid_range(offset, length))
+    if (file == NULL || allocated == NULL || !cairn_is_valid_range(offset, length))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     *allocated = 1;
     if (length == 0)
@@ -227,9 +223,7 @@ static int32_t write_zeros(struct cairn_file *file, int64_t offset, int64_t leng
 
 CAIRN_EXPORT int32_t cairn_file_zero(cairn_file *file, int64_t offset, int64_t length, int32_t *os_error)
 {
-    if (file == NULL || !valid_range(offset, length))
-        return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
-    if ((file->flags & CAIRN_OPEN_DIRECT) && !(cairn_is_direct_aligned(offset) && cairn_is_direct_aligned(length)))
+    if (file == NULL || !cairn_is_valid_write_range(file->flags, offset, length))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     int32_t status = write_zeros(file, offset, length, os_error);
     if (status != CAIRN_OK)
@@ -241,7 +235,7 @@ CAIRN_EXPORT int32_t cairn_file_zero(cairn_file *file, int64_t offset, int64_t l
 
 CAIRN_EXPORT int32_t cairn_file_punch_hole(cairn_file *file, int64_t offset, int64_t length, int32_t *os_error)
 {
-    if (file == NULL || !valid_range(offset, length))
+    if (file == NULL || !cairn_is_valid_range(offset, length))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     if (length == 0)
         return cairn_ok(os_error);
@@ -272,7 +266,8 @@ CAIRN_EXPORT int32_t cairn_file_lock(cairn_file *file, int32_t *os_error)
 CAIRN_EXPORT int32_t cairn_file_read(cairn_file *file, void *buffer, int64_t length, int64_t offset,
                                      int64_t *bytes_read, int32_t *os_error)
 {
-    if (file == NULL || bytes_read == NULL || (buffer == NULL && length > 0) || !valid_range(offset, length))
+    if (file == NULL || bytes_read == NULL || (buffer == NULL && length > 0) ||
+        !cairn_is_valid_range(offset, length))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
 
     int64_t done = 0;
@@ -291,30 +286,12 @@ CAIRN_EXPORT int32_t cairn_file_read(cairn_file *file, void *buffer, int64_t len
     return cairn_ok(os_error);
 }
 
-/* Rejects what pwritev would misread (negative lengths become huge size_t values) and, on a direct
- * handle, what O_DIRECT would refuse with a less precise EINVAL halfway through a batch. */
-static int valid_buffers(const struct cairn_file *file, const cairn_buffer *buffers, int32_t count, int64_t offset)
-{
-    int direct = (file->flags & CAIRN_OPEN_DIRECT) != 0;
-    if (direct && !cairn_is_direct_aligned(offset))
-        return 0;
-    int64_t total = 0;
-    for (int32_t i = 0; i < count; i++) {
-        int64_t length = buffers[i].length;
-        if (length < 0 || (buffers[i].data == NULL && length > 0) || length > INT64_MAX - offset - total)
-            return 0;
-        if (direct && !(cairn_is_direct_aligned((int64_t)(uintptr_t)buffers[i].data) && cairn_is_direct_aligned(length)))
-            return 0;
-        total += length;
-    }
-    return 1;
-}
-
 CAIRN_EXPORT int32_t cairn_file_write(cairn_file *file, const cairn_buffer *buffers, int32_t count,
                                       int64_t offset, int32_t *os_error)
 {
-    if (file == NULL || count < 0 || (buffers == NULL && count > 0) || offset < 0 ||
-        !valid_buffers(file, buffers, count, offset))
+    if (file == NULL || !cairn_buffers_valid(file->flags, buffers, count, offset))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
+    /* Checked, so pwritev misreads nothing (a negative length would be a huge size_t) and O_DIRECT
+     * refuses nothing halfway through the list. */
     return cairn_posix_pwritev_all(file, (const struct iovec *)buffers, count, offset, os_error);
 }

@@ -3,10 +3,11 @@
  *
  * A call validates its ops and groups them into work items - runs of ops that each start where the
  * previous one ends, at most IOV_MAX per item - in ONE allocation holding the items and their
- * iovecs. The io_uring backend hands the items to the process-wide worker (io_uring_worker.c) and
- * sleeps on the calling thread's eventfd until the worker reports the whole call done; the pwritev
- * backend writes the same items on the calling thread through cairn_posix_pwritev_all, so both
- * backends issue the same writes and produce byte-identical files.
+ * iovecs; the checks and the runs come from common/write_ops.c, which Windows uses too. The
+ * io_uring backend hands the items to the process-wide worker (io_uring_worker.c) and sleeps on
+ * the calling thread's eventfd until the worker reports the whole call done; the pwritev backend
+ * writes the same items on the calling thread through cairn_posix_pwritev_all, so both backends
+ * issue the same writes and produce byte-identical files.
  *
  * Lifecycle. The writer starts on first use: it picks the backend once (io_uring unless configured
  * off or unavailable) and, for io_uring, creates the ring and the worker. `life` is a
@@ -16,6 +17,8 @@
  * call after a shutdown starts a fresh worker with the configuration current at that time.
  */
 #include "io_writer.h"
+
+#include "write_ops.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -29,8 +32,6 @@
 #ifndef IOV_MAX
 #define IOV_MAX 1024
 #endif
-
-#define KNOWN_IO_FLAGS (CAIRN_IO_LOW_PRIORITY | CAIRN_IO_FORCE_PWRITEV)
 
 static struct {
     pthread_rwlock_t life;
@@ -203,8 +204,7 @@ static int acquire_started(void)
 
 CAIRN_EXPORT int32_t cairn_io_configure(const cairn_io_options *options, int32_t *os_error)
 {
-    if (options == NULL || (options->flags & ~KNOWN_IO_FLAGS) != 0 || options->ring_entries < 0 ||
-        options->ring_entries > CAIRN_IO_MAX_RING_ENTRIES || options->reserved != 0)
+    if (!cairn_io_options_valid(options))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     int error = pthread_rwlock_wrlock(&g_writer.life);
     if (error != 0)
@@ -266,46 +266,19 @@ static int32_t check_mode(int32_t mode)
     }
 }
 
-static int direct_aligned(int64_t value)
-{
-    return (value & (CAIRN_DIRECT_IO_ALIGNMENT - 1)) == 0;
-}
-
 struct write_plan {
     struct cairn_io_work *items; /* the allocation; the iovecs follow the items */
     int32_t item_count;
 };
 
-/* Does op i start a new item, given the end of op i-1 and the length of the run so far? */
-static int starts_item(int32_t i, const cairn_write_op *op, int64_t previous_end, int32_t run)
-{
-    return i == 0 || op->offset != previous_end || run == IOV_MAX;
-}
-
-/* Validates the ops (sorted, non-overlapping, non-empty, addressable; aligned on a direct handle)
- * and groups them into items. Returns CAIRN_OK, CAIRN_E_INVALID_ARGUMENT or CAIRN_E_OUT_OF_MEMORY. */
+/* Groups a valid batch into items, one per run of at most IOV_MAX adjacent ops (write_ops.c
+ * decides the runs), in one allocation. Returns CAIRN_OK or CAIRN_E_OUT_OF_MEMORY. */
 static int32_t plan_writes(struct cairn_file *file, const cairn_write_op *ops, int32_t count,
                            struct write_plan *plan)
 {
-    int direct = (file->flags & CAIRN_OPEN_DIRECT) != 0;
-    int32_t items = 0, run = 0;
-    int64_t end = 0;
-    for (int32_t i = 0; i < count; i++) {
-        const cairn_write_op *op = &ops[i];
-        if (op->data == NULL || op->length <= 0 || op->offset < 0 || op->length > INT64_MAX - op->offset)
-            return CAIRN_E_INVALID_ARGUMENT;
-        if (direct && !(direct_aligned(op->offset) && direct_aligned(op->length) &&
-                        direct_aligned((int64_t)(uintptr_t)op->data)))
-            return CAIRN_E_INVALID_ARGUMENT;
-        if (i > 0 && op->offset < end)
-            return CAIRN_E_INVALID_ARGUMENT; /* unsorted or overlapping */
-        if (starts_item(i, op, end, run)) {
-            items++;
-            run = 0;
-        }
-        run++;
-        end = op->offset + op->length;
-    }
+    int32_t items = 0;
+    for (int32_t first = 0; first < count; first += cairn_write_run_length(ops + first, count - first, IOV_MAX))
+        items++;
 
     size_t bytes = (size_t)items * sizeof(struct cairn_io_work) + (size_t)count * sizeof(struct iovec);
     struct cairn_io_work *block = malloc(bytes);
@@ -313,27 +286,23 @@ static int32_t plan_writes(struct cairn_file *file, const cairn_write_op *ops, i
         return CAIRN_E_OUT_OF_MEMORY;
     struct iovec *iov = (struct iovec *)(block + items);
 
-    struct cairn_io_work *item = block - 1;
-    run = 0;
-    for (int32_t i = 0; i < count; i++) {
-        const cairn_write_op *op = &ops[i];
-        if (starts_item(i, op, end, run)) {
-            item++;
-            memset(item, 0, sizeof *item);
-            item->kind = CAIRN_WORK_WRITE;
-            item->fd = file->fd;
-            item->path = file->path;
-            item->iov = &iov[i];
-            item->offset = op->offset;
-            item->capped_index = -1;
-            run = 0;
+    struct cairn_io_work *item = block;
+    for (int32_t first = 0; first < count; item++) {
+        int32_t run = cairn_write_run_length(ops + first, count - first, IOV_MAX);
+        memset(item, 0, sizeof *item);
+        item->kind = CAIRN_WORK_WRITE;
+        item->fd = file->fd;
+        item->path = file->path;
+        item->iov = &iov[first];
+        item->iov_count = run;
+        item->offset = ops[first].offset;
+        item->capped_index = -1;
+        for (int32_t i = first; i < first + run; i++) {
+            iov[i].iov_base = (void *)ops[i].data;
+            iov[i].iov_len = (size_t)ops[i].length;
+            item->remaining += ops[i].length; /* cannot overflow: the run is contiguous and ends <= INT64_MAX */
         }
-        iov[i].iov_base = (void *)op->data;
-        iov[i].iov_len = (size_t)op->length;
-        item->iov_count++;
-        item->remaining += op->length; /* cannot overflow: the run is contiguous and ends <= INT64_MAX */
-        run++;
-        end = op->offset + op->length;
+        first += run;
     }
     plan->items = block;
     plan->item_count = items;
@@ -381,17 +350,14 @@ CAIRN_EXPORT int32_t cairn_write_gather(cairn_file *file, const cairn_write_op *
     int32_t status = check_mode(mode);
     if (status != CAIRN_OK)
         return cairn_status(status, os_error);
-    if (file == NULL || count < 0 || (ops == NULL && count > 0))
+    if (file == NULL || !cairn_write_ops_valid(file->flags, ops, count))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
-    if (count == 0)
-        return cairn_ok(os_error);
+    if (count <= 0)
+        return cairn_ok(os_error); /* nothing to write (a negative count was refused above) */
 
     struct write_plan plan;
-    status = plan_writes(file, ops, count, &plan);
-    if (status == CAIRN_E_OUT_OF_MEMORY)
+    if (plan_writes(file, ops, count, &plan) != CAIRN_OK)
         return cairn_fail(ENOMEM, os_error);
-    if (status != CAIRN_OK)
-        return cairn_status(status, os_error);
 
     int ring = mode == CAIRN_BACKEND_PWRITEV ? 0 : route(mode, &status, os_error);
     if (ring == 1) {

@@ -11,8 +11,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-/* Largest ring cairn_io_configure accepts (the kernel's IORING_MAX_ENTRIES). */
-#define CAIRN_IO_MAX_RING_ENTRIES 32768
+/* Ring size when cairn_io_configure asks for 0 (its upper limit is in common/write_ops.h). */
 #define CAIRN_IO_DEFAULT_RING_ENTRIES 256
 
 /* One cairn_write_gather / cairn_sync_gather call as the worker sees it. It lives on the caller's

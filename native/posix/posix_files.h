@@ -1,11 +1,9 @@
-/* Helpers shared by files.c, journal.c and paths.c. Not part of the ABI. Kept out of
+/* Helpers shared by files.c and paths.c. Not part of the ABI. Kept out of
  * posix_internal.h so that the data-file writer does not depend on them. */
 #ifndef CAIRN_POSIX_FILES_H
 #define CAIRN_POSIX_FILES_H
 
 #include "posix_internal.h"
-
-#include <stdint.h>
 
 /* Turns O_DIRECT on for an open descriptor. Returns 0 or the errno; EINVAL means the file system
  * refuses direct I/O. Done with F_SETFL rather than at open(2) because open(O_CREAT|O_DIRECT)
@@ -13,10 +11,5 @@
  * without O_DIRECT would then fail with EEXIST on a file we created ourselves (and a failed probe
  * would leave its file behind). */
 CAIRN_HIDDEN int cairn_posix_enable_direct(int fd);
-
-static inline int cairn_is_direct_aligned(int64_t value)
-{
-    return (value & (CAIRN_DIRECT_IO_ALIGNMENT - 1)) == 0;
-}
 
 #endif

@@ -1,4 +1,5 @@
-/* OS error classification and messages (Windows). */
+/* OS error classification and messages (Windows). The exports built on the classification are
+ * platform-neutral and live in common/library.c. */
 #include "win_internal.h"
 
 #include <stdio.h>
@@ -71,14 +72,6 @@ int32_t cairn_status_from_os_error(int32_t os_error)
     }
 }
 
-CAIRN_EXPORT int32_t cairn_classify_error(int32_t os_error_in, int32_t *status, int32_t *os_error)
-{
-    if (status == NULL)
-        return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
-    *status = cairn_status_from_os_error(os_error_in);
-    return cairn_ok(os_error);
-}
-
 /* The system's message for `code` in UTF-8 without its trailing line break, malloc'd; NULL when
  * the system has none. */
 static char *system_message(DWORD code)
@@ -134,13 +127,5 @@ CAIRN_EXPORT int32_t cairn_error_string(int32_t os_error_in, char *buffer, int32
                  (unsigned long)(DWORD)os_error_in);
         *written = copy_truncated(buffer, buffer_size, fallback);
     }
-    return cairn_ok(os_error);
-}
-
-CAIRN_EXPORT int32_t cairn_get_abi_version(int32_t *version, int32_t *os_error)
-{
-    if (version == NULL)
-        return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
-    *version = CAIRN_PAL_ABI_VERSION;
     return cairn_ok(os_error);
 }

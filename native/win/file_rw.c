@@ -1,6 +1,8 @@
 /* Positional reads and writes of files (Windows). */
 #include "win_internal.h"
 
+#include "io_checks.h"
+
 /* One ReadFile at `offset`; reading at or past the end is a zero-byte read, not an error. */
 static DWORD read_once(struct cairn_file *file, void *data, DWORD length, int64_t offset, DWORD *got)
 {
@@ -22,8 +24,8 @@ static DWORD read_once(struct cairn_file *file, void *data, DWORD length, int64_
 CAIRN_EXPORT int32_t cairn_file_read(cairn_file *file, void *buffer, int64_t length, int64_t offset,
                                      int64_t *bytes_read, int32_t *os_error)
 {
-    if (file == NULL || bytes_read == NULL || length < 0 || offset < 0 || offset > INT64_MAX - length ||
-        (buffer == NULL && length > 0))
+    if (file == NULL || bytes_read == NULL || (buffer == NULL && length > 0) ||
+        !cairn_is_valid_range(offset, length))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
 
     int64_t total = 0;
@@ -47,30 +49,10 @@ CAIRN_EXPORT int32_t cairn_file_read(cairn_file *file, void *buffer, int64_t len
     return total < length ? cairn_status(CAIRN_E_END_OF_FILE, os_error) : cairn_ok(os_error);
 }
 
-/* Checks every buffer and the end of the write; on a DIRECT handle also the alignment that
- * unbuffered I/O demands, so a bad batch fails whole instead of after a partial write. */
-static int valid_buffers(const struct cairn_file *file, const cairn_buffer *buffers, int32_t count, int64_t offset)
-{
-    int direct = (file->flags & CAIRN_OPEN_DIRECT) != 0;
-    if (direct && !cairn_win_is_aligned(offset))
-        return 0;
-    int64_t end = offset;
-    for (int32_t i = 0; i < count; i++) {
-        int64_t length = buffers[i].length;
-        if (length < 0 || (length > 0 && buffers[i].data == NULL) || end > INT64_MAX - length)
-            return 0;
-        if (direct && !cairn_win_is_aligned_buffer(buffers[i].data, length))
-            return 0;
-        end += length;
-    }
-    return 1;
-}
-
 CAIRN_EXPORT int32_t cairn_file_write(cairn_file *file, const cairn_buffer *buffers, int32_t count,
                                       int64_t offset, int32_t *os_error)
 {
-    if (file == NULL || count < 0 || (buffers == NULL && count > 0) || offset < 0 ||
-        !valid_buffers(file, buffers, count, offset))
+    if (file == NULL || !cairn_buffers_valid(file->flags, buffers, count, offset))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     return cairn_win_write_all(file, buffers, count, offset, os_error);
 }

@@ -1,13 +1,10 @@
 /* Growing, reserving, zeroing and releasing the space of a file (Windows). */
 #include "win_internal.h"
 
+#include "io_checks.h"
+
 /* Zeroing writes this much per call from one page-aligned, zero-filled allocation. */
 #define ZERO_CHUNK ((int64_t)1 << 20)
-
-static int valid_range(int64_t offset, int64_t length)
-{
-    return offset >= 0 && length >= 0 && offset <= INT64_MAX - length;
-}
 
 static DWORD set_end_of_file(HANDLE handle, int64_t size)
 {
@@ -52,7 +49,7 @@ static int allocation_unsupported(DWORD error)
 CAIRN_EXPORT int32_t cairn_file_allocate(cairn_file *file, int64_t offset, int64_t length,
                                          int32_t *allocated, int32_t *os_error)
 {
-    if (file == NULL || allocated == NULL || !valid_range(offset, length))
+    if (file == NULL || allocated == NULL || !cairn_is_valid_range(offset, length))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     *allocated = 1;
     if (length == 0)
@@ -90,9 +87,7 @@ CAIRN_EXPORT int32_t cairn_file_allocate(cairn_file *file, int64_t offset, int64
  * updates metadata inside the commit). */
 CAIRN_EXPORT int32_t cairn_file_zero(cairn_file *file, int64_t offset, int64_t length, int32_t *os_error)
 {
-    if (file == NULL || !valid_range(offset, length))
-        return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
-    if ((file->flags & CAIRN_OPEN_DIRECT) && !(cairn_win_is_aligned(offset) && cairn_win_is_aligned(length)))
+    if (file == NULL || !cairn_is_valid_write_range(file->flags, offset, length))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
 
     if (length > 0) {
@@ -122,7 +117,7 @@ CAIRN_EXPORT int32_t cairn_file_zero(cairn_file *file, int64_t offset, int64_t l
  * cairn_file_allocate on them. */
 CAIRN_EXPORT int32_t cairn_file_punch_hole(cairn_file *file, int64_t offset, int64_t length, int32_t *os_error)
 {
-    if (file == NULL || !valid_range(offset, length))
+    if (file == NULL || !cairn_is_valid_range(offset, length))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     if (length == 0)
         return cairn_ok(os_error);

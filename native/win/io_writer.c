@@ -3,11 +3,10 @@
  * worker is kept all the same, so callers behave identically on both platforms. */
 #include "win_internal.h"
 
-#define KNOWN_IO_FLAGS (CAIRN_IO_LOW_PRIORITY | CAIRN_IO_FORCE_PWRITEV)
-/* The POSIX ring's limit, checked here too so a configuration is valid on both or on neither. */
-#define MAX_RING_ENTRIES 32768
+#include "write_ops.h"
 
-/* Buffers handed to the write primitive per call for one run of adjacent ops. */
+/* Most adjacent ops handed to the write primitive in one call (the Windows counterpart of
+ * IOV_MAX, which sizes the buffer array on the stack). */
 #define RUN_CHUNK 256
 
 static SRWLOCK g_lock = SRWLOCK_INIT;
@@ -32,8 +31,7 @@ static int32_t writer_use(void)
 
 CAIRN_EXPORT int32_t cairn_io_configure(const cairn_io_options *options, int32_t *os_error)
 {
-    if (options == NULL || (options->flags & ~KNOWN_IO_FLAGS) != 0 || options->ring_entries < 0 ||
-        options->ring_entries > MAX_RING_ENTRIES || options->reserved != 0)
+    if (!cairn_io_options_valid(options))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     AcquireSRWLockExclusive(&g_lock);
     int started = g_started;
@@ -98,51 +96,15 @@ static void apply_priority(struct cairn_file *file, int32_t writer_flags)
     InterlockedExchange(&file->io_priority, tag);
 }
 
-/* Sorted, non-overlapping, positive lengths, and on a DIRECT handle the alignment unbuffered
- * I/O demands; checked before anything is written so a bad batch fails whole. */
-static int valid_ops(const struct cairn_file *file, const cairn_write_op *ops, int32_t count)
-{
-    int direct = (file->flags & CAIRN_OPEN_DIRECT) != 0;
-    for (int32_t i = 0; i < count; i++) {
-        const cairn_write_op *op = &ops[i];
-        if (op->data == NULL || op->length <= 0 || op->offset < 0 || op->offset > INT64_MAX - op->length)
-            return 0;
-        if (i > 0 && op->offset < ops[i - 1].offset + ops[i - 1].length)
-            return 0;
-        if (direct && !(cairn_win_is_aligned(op->offset) && cairn_win_is_aligned_buffer(op->data, op->length)))
-            return 0;
-    }
-    return 1;
-}
-
-/* How many ops from the first one are adjacent in the file. */
-static int32_t run_length(const cairn_write_op *ops, int32_t count)
-{
-    int32_t n = 1;
-    while (n < count && ops[n - 1].offset + ops[n - 1].length == ops[n].offset)
-        n++;
-    return n;
-}
-
+/* Writes one run of adjacent ops (at most RUN_CHUNK) as one buffer list at the run's offset. */
 static int32_t write_run(struct cairn_file *file, const cairn_write_op *ops, int32_t count, int32_t *os_error)
 {
     cairn_buffer buffers[RUN_CHUNK];
-    int64_t offset = ops[0].offset;
-    for (int32_t first = 0; first < count;) {
-        int32_t n = count - first < RUN_CHUNK ? count - first : RUN_CHUNK;
-        int64_t bytes = 0;
-        for (int32_t i = 0; i < n; i++) {
-            buffers[i].data = ops[first + i].data;
-            buffers[i].length = ops[first + i].length;
-            bytes += buffers[i].length;
-        }
-        int32_t status = cairn_win_write_all(file, buffers, n, offset, os_error);
-        if (status != CAIRN_OK)
-            return status;
-        offset += bytes;
-        first += n;
+    for (int32_t i = 0; i < count; i++) {
+        buffers[i].data = ops[i].data;
+        buffers[i].length = ops[i].length;
     }
-    return CAIRN_OK;
+    return cairn_win_write_all(file, buffers, count, ops[0].offset, os_error);
 }
 
 CAIRN_EXPORT int32_t cairn_write_gather(cairn_file *file, const cairn_write_op *ops, int32_t count,
@@ -151,16 +113,14 @@ CAIRN_EXPORT int32_t cairn_write_gather(cairn_file *file, const cairn_write_op *
     int32_t status = check_mode(mode);
     if (status != CAIRN_OK)
         return cairn_status(status, os_error);
-    if (file == NULL || count < 0 || (ops == NULL && count > 0))
+    if (file == NULL || !cairn_write_ops_valid(file->flags, ops, count))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     if (count == 0)
         return cairn_ok(os_error);
-    if (!valid_ops(file, ops, count))
-        return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
 
     apply_priority(file, writer_use());
     for (int32_t first = 0; first < count;) {
-        int32_t n = run_length(ops + first, count - first);
+        int32_t n = cairn_write_run_length(ops + first, count - first, RUN_CHUNK);
         status = write_run(file, ops + first, n, os_error);
         if (status != CAIRN_OK)
             return status;

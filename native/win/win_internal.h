@@ -53,16 +53,6 @@ static inline int cairn_win_is_overlapped(const struct cairn_file *file)
     return (file->flags & CAIRN_OPEN_DIRECT) != 0;
 }
 
-static inline int cairn_win_is_aligned(int64_t value)
-{
-    return value % CAIRN_DIRECT_IO_ALIGNMENT == 0;
-}
-
-static inline int cairn_win_is_aligned_buffer(const void *data, int64_t length)
-{
-    return (uintptr_t)data % CAIRN_DIRECT_IO_ALIGNMENT == 0 && cairn_win_is_aligned(length);
-}
-
 /* --- wide_path.c ------------------------------------------------------------------------ */
 
 /* UTF-8 to the wide path the W APIs take, usable at any length; free() the result.

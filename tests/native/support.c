@@ -3,6 +3,7 @@
 #endif
 #include "support.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -101,4 +102,84 @@ void *test_read_file(const char *path, int64_t *size)
     close(fd);
     *size = st.st_size;
     return buffer;
+}
+
+void test_check_file(const char *path, const void *expected, int64_t size)
+{
+    int64_t actual_size = -1;
+    char *actual = test_read_file(path, &actual_size);
+    if (actual_size != size)
+        fprintf(stderr, "%s: size %lld, expected %lld\n", path, (long long)actual_size, (long long)size);
+    CHECK(actual_size == size);
+    if (memcmp(actual, expected, (size_t)size) != 0) {
+        for (int64_t i = 0; i < size; i++) {
+            if (actual[i] != ((const char *)expected)[i]) {
+                fprintf(stderr, "%s: first difference at byte %lld\n", path, (long long)i);
+                break;
+            }
+        }
+        CHECK(!"file content differs from the expected bytes");
+    }
+    free(actual);
+}
+
+/* What test_open and test_open_journal check of an open that returned CAIRN_OK. */
+static cairn_file *opened(cairn_file *file, int32_t in_effect, int32_t *effective)
+{
+    CHECK(file != NULL);
+    if (effective != NULL)
+        *effective = in_effect;
+    return file;
+}
+
+cairn_file *test_open(const char *path, int32_t flags, int32_t *effective)
+{
+    cairn_file *file = NULL;
+    int32_t in_effect = -1;
+    CHECK_OK(cairn_file_open(path, flags, &file, &in_effect, &test_last_os_error));
+    return opened(file, in_effect, effective);
+}
+
+cairn_file *test_open_journal(const char *path, int64_t size, int32_t *effective)
+{
+    cairn_file *file = NULL;
+    int32_t in_effect = -1;
+    CHECK_OK(cairn_journal_open(path, size, &file, &in_effect, &test_last_os_error));
+    return opened(file, in_effect, effective);
+}
+
+void test_close(cairn_file *file)
+{
+    CHECK_OK(cairn_file_close(file, &test_last_os_error));
+}
+
+void test_expect_invalid_write(cairn_file *file, const void *data, int64_t length, int64_t offset)
+{
+    cairn_buffer buffer = {data, length};
+    test_last_os_error = -1;
+    CHECK(cairn_file_write(file, &buffer, 1, offset, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(test_last_os_error == 0);
+}
+
+void test_disarm_fault(void)
+{
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_NONE, 0, 0, 0, NULL, &test_last_os_error));
+}
+
+int64_t test_write_calls(void)
+{
+    int64_t count = 0;
+    CHECK_OK(cairn_test_write_calls(&count, &test_last_os_error));
+    return count;
+}
+
+int test_count_open_fds(void)
+{
+    DIR *directory = opendir("/proc/self/fd");
+    CHECK(directory != NULL);
+    int count = 0;
+    while (readdir(directory) != NULL)
+        count++;
+    closedir(directory);
+    return count;
 }

@@ -13,7 +13,6 @@
 #endif
 #include "support.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -30,17 +29,6 @@
 
 static char g_mounts[MAX_MOUNTS][PATH_CAPACITY];
 static int g_mount_count;
-
-static int count_open_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    CHECK(d != NULL);
-    int n = 0;
-    while (readdir(d) != NULL)
-        n++;
-    closedir(d);
-    return n;
-}
 
 /* Runs a shell command; returns its exit status (-1 if it did not exit normally). */
 static int run(const char *format, ...)
@@ -89,14 +77,6 @@ static void skip(const char *part, const char *why)
     }
 }
 
-static cairn_file *open_file(const char *path, int32_t flags)
-{
-    cairn_file *f = NULL;
-    int32_t eff = 0;
-    CHECK_OK(cairn_file_open(path, flags, &f, &eff, &test_last_os_error));
-    return f;
-}
-
 static int32_t write_block(cairn_file *f, const void *data, int64_t length, int64_t offset)
 {
     cairn_buffer b = {data, length};
@@ -110,11 +90,6 @@ static int64_t size_on_disk(const char *path)
     return (int64_t)st.st_size;
 }
 
-static void disarm(void)
-{
-    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_NONE, 0, 0, 0, NULL, &test_last_os_error));
-}
-
 static void expect_write_fails(cairn_file *f, const void *data, int32_t status, int32_t os_error)
 {
     CHECK(write_block(f, data, 4096, 0) == status);
@@ -125,8 +100,8 @@ static void test_injected_writes(const char *dir)
 {
     char *victim_path = test_join(dir, "victim-journal");
     char *bystander_path = test_join(dir, "bystander-data");
-    cairn_file *victim = open_file(victim_path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT);
-    cairn_file *bystander = open_file(bystander_path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT);
+    cairn_file *victim = test_open(victim_path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT, NULL);
+    cairn_file *bystander = test_open(bystander_path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT, NULL);
     char *block = test_aligned_pattern(4096, 8);
 
     CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_WRITE_ERROR, 0, 0, ENOSPC, "victim-journal", &test_last_os_error));
@@ -151,7 +126,7 @@ static void test_injected_writes(const char *dir)
     CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_WRITE_ERROR, 0, 0, ENOSPC, "victim", &test_last_os_error));
     CHECK(cairn_file_zero(victim, 0, 2 * MIB, &test_last_os_error) == CAIRN_E_DISK_FULL);
     CHECK(test_last_os_error == ENOSPC);
-    disarm();
+    test_disarm_fault();
 
     CHECK_OK(cairn_file_close(victim, &test_last_os_error));
     CHECK_OK(cairn_file_close(bystander, &test_last_os_error));
@@ -166,22 +141,22 @@ static void test_injected_journal(const char *dir)
     char *path = test_join(dir, "fault-journal");
     cairn_file *f = NULL;
     int32_t eff = 0;
-    int fds = count_open_fds();
+    int fds = test_count_open_fds();
 
     CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_ZERO_WRITE, 1, 0, 0, "fault-journal", &test_last_os_error));
     CHECK(cairn_journal_open(path, 32 * MIB, &f, &eff, &test_last_os_error) == CAIRN_E_DISK_FULL);
     CHECK(test_last_os_error == ENOSPC);
-    CHECK(count_open_fds() == fds);
+    CHECK(test_count_open_fds() == fds);
     CHECK(size_on_disk(path) == 0);
 
     CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_SYNC_ERROR, 0, 0, EIO, "fault-journal", &test_last_os_error));
     CHECK(cairn_journal_open(path, MIB, &f, &eff, &test_last_os_error) == CAIRN_E_IO);
     CHECK(test_last_os_error == EIO);
-    CHECK(count_open_fds() == fds);
+    CHECK(test_count_open_fds() == fds);
     CHECK(size_on_disk(path) == 0);
-    disarm();
+    test_disarm_fault();
 
-    CHECK_OK(cairn_journal_open(path, MIB, &f, &eff, &test_last_os_error));
+    f = test_open_journal(path, MIB, NULL);
     CHECK(size_on_disk(path) == MIB);
     CHECK_OK(cairn_file_close(f, &test_last_os_error));
     free(path);
@@ -223,7 +198,7 @@ static void check_filled_range(cairn_file *f, const char *block, int64_t from, i
 
 static void fill_ext4(const char *mnt, int64_t free_before)
 {
-    int fds = count_open_fds();
+    int fds = test_count_open_fds();
     cairn_file *journal = NULL;
     int32_t eff = 0;
 
@@ -233,10 +208,10 @@ static void fill_ext4(const char *mnt, int64_t free_before)
     CHECK(cairn_journal_open(big, big_size, &journal, &eff, &test_last_os_error) == CAIRN_E_DISK_FULL);
     CHECK(test_last_os_error == ENOSPC);
     CHECK(size_on_disk(big) == 0);
-    CHECK(count_open_fds() == fds);
+    CHECK(test_count_open_fds() == fds);
 
     char *path = test_join(mnt, "journal");
-    CHECK_OK(cairn_journal_open(path, 256 * KIB, &journal, &eff, &test_last_os_error));
+    journal = test_open_journal(path, 256 * KIB, &eff);
     CHECK(eff == CAIRN_JOURNAL_FLAGS);
     char *block = test_aligned_pattern(64 * KIB, 77);
     int64_t offset = 256 * KIB;
@@ -249,7 +224,7 @@ static void fill_ext4(const char *mnt, int64_t free_before)
 
     /* Everything else that needs space now fails the same way. */
     char *data_path = test_join(mnt, "data");
-    cairn_file *data = open_file(data_path, CAIRN_OPEN_CREATE);
+    cairn_file *data = test_open(data_path, CAIRN_OPEN_CREATE, NULL);
     CHECK(write_block(data, block, 64 * KIB, 0) == CAIRN_E_DISK_FULL);
     CHECK(test_last_os_error == ENOSPC);
     int32_t allocated = -1;
@@ -261,7 +236,7 @@ static void fill_ext4(const char *mnt, int64_t free_before)
 
     CHECK_OK(cairn_file_close(data, &test_last_os_error));
     CHECK_OK(cairn_file_close(journal, &test_last_os_error));
-    CHECK(count_open_fds() == fds);
+    CHECK(test_count_open_fds() == fds);
     free(second);
     free(data_path);
     free(block);
@@ -300,22 +275,32 @@ static void test_real_ext4(const char *dir)
     free(image);
 }
 
+/* A fresh mount of `source_and_options` at dir/leaf, or NULL, after skip(part, why), where it
+ * cannot be mounted. */
+static char *mount_scratch(const char *dir, const char *leaf, const char *source_and_options, const char *part,
+                           const char *why)
+{
+    char *mnt = test_join(dir, leaf);
+    CHECK(mkdir(mnt, 0755) == 0);
+    if (try_mount(source_and_options, mnt))
+        return mnt;
+    skip(part, why);
+    free(mnt);
+    return NULL;
+}
+
 static void test_tmpfs(const char *dir)
 {
-    char *mnt = test_join(dir, "tmpfs-mnt");
-    CHECK(mkdir(mnt, 0755) == 0);
-    if (!try_mount("-t tmpfs -o size=1m tmpfs", mnt)) {
-        skip("the tmpfs check", "mount -t tmpfs failed");
-        free(mnt);
+    char *mnt = mount_scratch(dir, "tmpfs-mnt", "-t tmpfs -o size=1m tmpfs", "the tmpfs check",
+                              "mount -t tmpfs failed");
+    if (mnt == NULL)
         return;
-    }
     cairn_fs_info info;
     check_fs(mnt, TMPFS_MAGIC, 1, -1, &info); /* newer kernels take O_DIRECT on tmpfs: either answer */
 
     char *path = test_join(mnt, "journal");
-    cairn_file *f = NULL;
     int32_t eff = 0;
-    CHECK_OK(cairn_journal_open(path, 64 * KIB, &f, &eff, &test_last_os_error));
+    cairn_file *f = test_open_journal(path, 64 * KIB, &eff);
     CHECK(((eff & CAIRN_OPEN_DIRECT_FALLBACK) != 0) == (info.supports_direct_io == 0));
     char *block = test_aligned_pattern(64 * KIB, 5);
     int64_t offset = 64 * KIB;
@@ -330,21 +315,16 @@ static void test_tmpfs(const char *dir)
 
 static void test_ramfs(const char *dir)
 {
-    char *mnt = test_join(dir, "ramfs-mnt");
-    CHECK(mkdir(mnt, 0755) == 0);
-    if (!try_mount("-t ramfs ramfs", mnt)) {
-        skip("the ramfs check", "mount -t ramfs failed");
-        free(mnt);
+    char *mnt = mount_scratch(dir, "ramfs-mnt", "-t ramfs ramfs", "the ramfs check", "mount -t ramfs failed");
+    if (mnt == NULL)
         return;
-    }
     cairn_fs_info info;
     check_fs(mnt, RAMFS_MAGIC, 1, 0, &info); /* ramfs has no direct I/O at all */
 
     /* The journal falls back to O_DSYNC alone, and then takes unaligned writes. */
     char *path = test_join(mnt, "journal");
-    cairn_file *f = NULL;
     int32_t eff = 0;
-    CHECK_OK(cairn_journal_open(path, 64 * KIB, &f, &eff, &test_last_os_error));
+    cairn_file *f = test_open_journal(path, 64 * KIB, &eff);
     CHECK(eff == ((CAIRN_JOURNAL_FLAGS & ~CAIRN_OPEN_DIRECT) | CAIRN_OPEN_DIRECT_FALLBACK));
     CHECK(size_on_disk(path) == 64 * KIB);
     CHECK_OK(write_block(f, "unaligned", 9, 3));

@@ -84,7 +84,7 @@ static void test_sync_fault(void)
     CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_SYNC_ERROR, 0, 0, EIO, "synced", &test_last_os_error));
     CHECK(cairn_file_zero(f, 0, 4096, &test_last_os_error) == CAIRN_E_IO);
     CHECK(test_last_os_error == EIO);
-    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_NONE, 0, 0, 0, NULL, &test_last_os_error));
+    test_disarm_fault();
 
     CHECK_OK(cairn_file_close(g, &test_last_os_error));
     CHECK_OK(cairn_file_close(f, &test_last_os_error));

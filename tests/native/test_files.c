@@ -6,7 +6,6 @@
 #endif
 #include "support.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,41 +17,12 @@
 #define MIB (1024 * 1024)
 #define DIRECT_BUFFERS 3000 /* well past IOV_MAX (1024), so several pwritev batches */
 
-static int count_open_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    CHECK(d != NULL);
-    int n = 0;
-    while (readdir(d) != NULL)
-        n++;
-    closedir(d);
-    return n;
-}
-
-static int64_t write_calls(void)
-{
-    int64_t n = 0;
-    CHECK_OK(cairn_test_write_calls(&n, &test_last_os_error));
-    return n;
-}
-
 static cairn_file *open_file(const char *path, int32_t flags)
 {
-    cairn_file *f = NULL;
     int32_t effective = -1;
-    CHECK_OK(cairn_file_open(path, flags, &f, &effective, &test_last_os_error));
-    CHECK(f != NULL);
+    cairn_file *f = test_open(path, flags, &effective);
     CHECK(effective == flags); /* ext4 takes every flag as asked, DIRECT included */
     return f;
-}
-
-static void check_file_equals(const char *path, const void *expected, int64_t size)
-{
-    int64_t actual_size = 0;
-    char *actual = test_read_file(path, &actual_size);
-    CHECK(actual_size == size);
-    CHECK(memcmp(actual, expected, (size_t)size) == 0);
-    free(actual);
 }
 
 static void test_open_errors(const char *dir)
@@ -113,7 +83,7 @@ static void test_size_allocate_zero_punch(const char *dir)
     CHECK_OK(cairn_file_write(f, &whole, 1, 0, &test_last_os_error));
     CHECK_OK(cairn_file_zero(f, 100, MIB + 5000, &test_last_os_error));
     memset(expected + 100, 0, MIB + 5000);
-    check_file_equals(path, expected, 2 * MIB);
+    test_check_file(path, expected, 2 * MIB);
 
     /* Punching keeps the size, frees blocks and reads back as zeros. */
     CHECK(stat(path, &st) == 0);
@@ -122,7 +92,7 @@ static void test_size_allocate_zero_punch(const char *dir)
     memset(expected + MIB + 64 * KIB, 0, 256 * KIB);
     CHECK(stat(path, &st) == 0);
     CHECK(st.st_blocks < blocks_before);
-    check_file_equals(path, expected, 2 * MIB);
+    test_check_file(path, expected, 2 * MIB);
 
     CHECK_OK(cairn_file_set_size(f, 4096, &test_last_os_error));
     CHECK_OK(cairn_file_size(f, &size, &test_last_os_error));
@@ -219,7 +189,7 @@ static void write_and_verify(const char *path, int32_t flags, const cairn_buffer
     char *whole = calloc(1, (size_t)(offset + total));
     CHECK(whole != NULL);
     memcpy(whole + offset, expected, (size_t)total);
-    check_file_equals(path, whole, offset + total);
+    test_check_file(path, whole, offset + total);
     free(whole);
 }
 
@@ -233,19 +203,19 @@ static void test_vectored_writes(const char *dir)
     make_direct_buffers(buffers, pattern, expected);
 
     char *direct_path = test_join(dir, "vectored-direct");
-    int64_t before = write_calls();
+    int64_t before = test_write_calls();
     write_and_verify(direct_path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT, buffers, DIRECT_BUFFERS, 8192,
                      expected, direct_total);
-    CHECK(write_calls() - before >= (DIRECT_BUFFERS + IOV_MAX - 1) / IOV_MAX);
+    CHECK(test_write_calls() - before >= (DIRECT_BUFFERS + IOV_MAX - 1) / IOV_MAX);
 
     /* Short writes: the hook caps each pwritev at one block, so every batch is resumed mid-window. */
     char *short_path = test_join(dir, "short-direct");
     CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_SHORT_WRITE, 0, 4096, 0, "short-direct", &test_last_os_error));
-    before = write_calls();
+    before = test_write_calls();
     write_and_verify(short_path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT, buffers, DIRECT_BUFFERS, 0,
                      expected, direct_total);
-    CHECK(write_calls() - before >= direct_total / 4096);
-    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_NONE, 0, 0, 0, NULL, &test_last_os_error));
+    CHECK(test_write_calls() - before >= direct_total / 4096);
+    test_disarm_fault();
 
     /* Odd lengths (some empty) at an odd offset on a buffered file, plain and with 1000-byte caps
      * that split buffers in the middle. */
@@ -255,10 +225,10 @@ static void test_vectored_writes(const char *dir)
 
     char *odd_short_path = test_join(dir, "short-odd");
     CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_SHORT_WRITE, 0, 1000, 0, "short-odd", &test_last_os_error));
-    before = write_calls();
+    before = test_write_calls();
     write_and_verify(odd_short_path, CAIRN_OPEN_CREATE, buffers, DIRECT_BUFFERS, 12345, expected, odd_total);
-    CHECK(write_calls() - before >= odd_total / 1000);
-    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_NONE, 0, 0, 0, NULL, &test_last_os_error));
+    CHECK(test_write_calls() - before >= odd_total / 1000);
+    test_disarm_fault();
 
     free(odd_short_path);
     free(odd_path);
@@ -269,24 +239,16 @@ static void test_vectored_writes(const char *dir)
     free(pattern);
 }
 
-static void expect_invalid_write(cairn_file *f, const void *data, int64_t length, int64_t offset)
-{
-    cairn_buffer b = {data, length};
-    test_last_os_error = -1;
-    CHECK(cairn_file_write(f, &b, 1, offset, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
-    CHECK(test_last_os_error == 0);
-}
-
 static void test_write_validation(const char *dir)
 {
     char *path = test_join(dir, "validate");
     char *block = test_aligned_pattern(8192, 5);
     cairn_file *f = open_file(path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT);
-    expect_invalid_write(f, block + 1, 4096, 0);   /* address */
-    expect_invalid_write(f, block, 4095, 0);       /* length */
-    expect_invalid_write(f, block, 4096, 512);     /* offset */
-    expect_invalid_write(f, block, -4096, 0);
-    expect_invalid_write(f, NULL, 4096, 0);
+    test_expect_invalid_write(f, block + 1, 4096, 0); /* address */
+    test_expect_invalid_write(f, block, 4095, 0);     /* length */
+    test_expect_invalid_write(f, block, 4096, 512);   /* offset */
+    test_expect_invalid_write(f, block, -4096, 0);
+    test_expect_invalid_write(f, NULL, 4096, 0);
     cairn_buffer b = {block, 4096};
     CHECK(cairn_file_write(f, &b, -1, 0, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(cairn_file_write(f, NULL, 1, 0, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
@@ -299,7 +261,7 @@ static void test_write_validation(const char *dir)
 
     /* A buffered handle takes any alignment but still refuses nonsense lengths. */
     f = open_file(path, 0);
-    expect_invalid_write(f, block, -1, 0);
+    test_expect_invalid_write(f, block, -1, 0);
     cairn_buffer odd = {block + 3, 5};
     CHECK_OK(cairn_file_write(f, &odd, 1, 7, &test_last_os_error));
     CHECK_OK(cairn_file_close(f, &test_last_os_error));
@@ -384,7 +346,7 @@ static void test_null_handles(void)
 
 int main(void)
 {
-    int fds_before = count_open_fds();
+    int fds_before = test_count_open_fds();
     char *dir = test_make_dir("files");
     test_open_errors(dir);
     test_size_allocate_zero_punch(dir);
@@ -394,7 +356,7 @@ int main(void)
     test_lock(dir);
     test_map(dir);
     test_null_handles();
-    CHECK(count_open_fds() == fds_before);
+    CHECK(test_count_open_fds() == fds_before);
     test_remove_dir(dir);
     free(dir);
     return 0;

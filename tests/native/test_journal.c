@@ -6,7 +6,6 @@
 #endif
 #include "support.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
@@ -18,23 +17,10 @@
 #define MIB (1024 * 1024)
 #define MAX_EXTENTS 512
 
-static int count_open_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    CHECK(d != NULL);
-    int n = 0;
-    while (readdir(d) != NULL)
-        n++;
-    closedir(d);
-    return n;
-}
-
 static cairn_file *open_journal(const char *path, int64_t size)
 {
-    cairn_file *f = NULL;
     int32_t effective = -1;
-    CHECK_OK(cairn_journal_open(path, size, &f, &effective, &test_last_os_error));
-    CHECK(f != NULL);
+    cairn_file *f = test_open_journal(path, size, &effective);
     /* The scratch directory is on ext4: direct I/O must really be in effect, not the fallback. */
     CHECK(effective == CAIRN_JOURNAL_FLAGS);
     CHECK((effective & CAIRN_OPEN_DIRECT_FALLBACK) == 0);
@@ -84,14 +70,6 @@ static void check_contents(cairn_file *f, const char *expected, int64_t size)
     free(back);
 }
 
-static void expect_invalid(cairn_file *f, const void *data, int64_t length, int64_t offset)
-{
-    cairn_buffer b = {data, length};
-    test_last_os_error = -1;
-    CHECK(cairn_file_write(f, &b, 1, offset, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
-    CHECK(test_last_os_error == 0);
-}
-
 /* Writes a few aligned records (single and vectored) and keeps `model` in step. */
 static void write_records(cairn_file *f, char *model, const char *pattern)
 {
@@ -129,10 +107,10 @@ static void test_round_trip(const char *dir)
     write_records(f, model, pattern);
     check_contents(f, model, size);
 
-    expect_invalid(f, pattern + 512, 4096, 0); /* misaligned address */
-    expect_invalid(f, pattern, 4000, 0);       /* misaligned length */
-    expect_invalid(f, pattern, 4096, 100);     /* misaligned offset */
-    check_contents(f, model, size);            /* and none of them touched the file */
+    test_expect_invalid_write(f, pattern + 512, 4096, 0); /* misaligned address */
+    test_expect_invalid_write(f, pattern, 4000, 0);       /* misaligned length */
+    test_expect_invalid_write(f, pattern, 4096, 100);     /* misaligned offset */
+    check_contents(f, model, size);                       /* and none of them touched the file */
     CHECK_OK(cairn_file_close(f, &test_last_os_error));
 
     /* Reopening at the same or a smaller size keeps contents and size. */
@@ -180,7 +158,7 @@ static void test_arguments(const char *dir)
 
 int main(void)
 {
-    int fds_before = count_open_fds();
+    int fds_before = test_count_open_fds();
     char *dir = test_make_dir("journal");
     /* Everything below assumes a durable file system with direct I/O, as CAIRN_TEST_DIR promises. */
     cairn_fs_info info;
@@ -188,7 +166,7 @@ int main(void)
     CHECK(info.is_volatile == 0 && info.supports_direct_io == 1);
     test_round_trip(dir);
     test_arguments(dir);
-    CHECK(count_open_fds() == fds_before);
+    CHECK(test_count_open_fds() == fds_before);
     test_remove_dir(dir);
     free(dir);
     return 0;

@@ -25,11 +25,11 @@ struct target {
 static void write_batch_everywhere(struct target *targets, int n, const struct wt_batch *b)
 {
     for (int t = 0; t < n; t++) {
-        int64_t before = wt_write_calls();
+        int64_t before = test_write_calls();
         CHECK_OK(cairn_write_gather(targets[t].file, b->ops, b->count, targets[t].mode, &test_last_os_error));
         CHECK(test_last_os_error == 0);
         /* One vectored write per merged run (split at IOV_MAX), for both backends. */
-        int64_t calls = wt_write_calls() - before;
+        int64_t calls = test_write_calls() - before;
         if (calls != b->items)
             fprintf(stderr, "%s: %lld write calls, expected %lld\n", targets[t].path, (long long)calls,
                     (long long)b->items);
@@ -60,9 +60,9 @@ static void test_backends_identical(const char *dir)
         {test_join(dir, "pwritev.dat"), NULL, CAIRN_BACKEND_PWRITEV},
         {test_join(dir, "uring-direct.dat"), NULL, CAIRN_BACKEND_IO_URING},
     };
-    targets[0].file = wt_open(targets[0].path, CAIRN_OPEN_CREATE);
-    targets[1].file = wt_open(targets[1].path, CAIRN_OPEN_CREATE);
-    targets[2].file = wt_open(targets[2].path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT);
+    targets[0].file = test_open(targets[0].path, CAIRN_OPEN_CREATE, NULL);
+    targets[1].file = test_open(targets[1].path, CAIRN_OPEN_CREATE, NULL);
+    targets[2].file = test_open(targets[2].path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT, NULL);
 
     const int64_t page_space = 9000;
     char *image = calloc((size_t)page_space, WT_PAGE);
@@ -95,8 +95,8 @@ static void test_backends_identical(const char *dir)
 
     for (int t = 0; t < 3; t++) {
         CHECK_OK(cairn_sync_gather(targets[t].file, targets[t].mode, &test_last_os_error));
-        wt_check_file(targets[t].path, image, size);
-        wt_close(targets[t].file);
+        test_check_file(targets[t].path, image, size);
+        test_close(targets[t].file);
         free(targets[t].path);
     }
     free(image);
@@ -107,7 +107,7 @@ static void test_backends_identical(const char *dir)
 static void test_merge_boundaries(const char *dir)
 {
     char *path = test_join(dir, "merge.dat");
-    cairn_file *f = wt_open(path, CAIRN_OPEN_CREATE);
+    cairn_file *f = test_open(path, CAIRN_OPEN_CREATE, NULL);
     const int64_t pages = WT_IOV_MAX * 2 + 1;
     char *image = calloc((size_t)pages, WT_PAGE);
     CHECK(image != NULL);
@@ -121,34 +121,34 @@ static void test_merge_boundaries(const char *dir)
             wt_add_run(&b, &rng, 0, lengths[i], 1, g_pool, POOL_PAGES);
             wt_batch_finish(&b);
             CHECK(b.items == expected[i]);
-            int64_t before = wt_write_calls();
+            int64_t before = test_write_calls();
             CHECK_OK(cairn_write_gather(f, b.ops, b.count, modes[m], &test_last_os_error));
-            CHECK(wt_write_calls() - before == expected[i]);
+            CHECK(test_write_calls() - before == expected[i]);
             wt_apply(&b, image);
             wt_batch_free(&b);
         }
     }
-    wt_check_file(path, image, pages * WT_PAGE);
-    wt_close(f);
+    test_check_file(path, image, pages * WT_PAGE);
+    test_close(f);
     free(image);
     free(path);
 }
 
 static void expect_invalid(cairn_file *f, const cairn_write_op *ops, int32_t count, int32_t mode)
 {
-    int64_t before = wt_write_calls();
+    int64_t before = test_write_calls();
     test_last_os_error = -1;
     CHECK(cairn_write_gather(f, ops, count, mode, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(test_last_os_error == 0);
-    CHECK(wt_write_calls() == before); /* rejected before anything is written */
+    CHECK(test_write_calls() == before); /* rejected before anything is written */
 }
 
 static void test_validation(const char *dir)
 {
     char *path = test_join(dir, "invalid.dat");
     char *direct_path = test_join(dir, "invalid-direct.dat");
-    cairn_file *f = wt_open(path, CAIRN_OPEN_CREATE);
-    cairn_file *d = wt_open(direct_path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT);
+    cairn_file *f = test_open(path, CAIRN_OPEN_CREATE, NULL);
+    cairn_file *d = test_open(direct_path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT, NULL);
     const char *p = g_pool;
     int32_t modes[] = {CAIRN_BACKEND_AUTO, CAIRN_BACKEND_IO_URING, CAIRN_BACKEND_PWRITEV};
 
@@ -198,12 +198,12 @@ static void test_validation(const char *dir)
     char *image = calloc(1, 8192);
     CHECK(image != NULL);
     memcpy(image + 4096, p, 4096);
-    wt_check_file(direct_path, image, 8192);
-    wt_check_file(path, image, 0);
+    test_check_file(direct_path, image, 8192);
+    test_check_file(path, image, 0);
     free(image);
 
-    wt_close(f);
-    wt_close(d);
+    test_close(f);
+    test_close(d);
     free(path);
     free(direct_path);
 }
@@ -213,22 +213,22 @@ static void test_validation(const char *dir)
 static void test_kernel_errors(const char *dir)
 {
     char *path = test_join(dir, "readonly.dat");
-    cairn_file *w = wt_open(path, CAIRN_OPEN_CREATE);
-    wt_close(w);
-    cairn_file *r = wt_open(path, CAIRN_OPEN_READ_ONLY);
+    cairn_file *w = test_open(path, CAIRN_OPEN_CREATE, NULL);
+    test_close(w);
+    cairn_file *r = test_open(path, CAIRN_OPEN_READ_ONLY, NULL);
     cairn_write_op ops[] = {{g_pool, 0, WT_PAGE}, {g_pool, 3 * WT_PAGE, WT_PAGE}};
     CHECK(cairn_write_gather(r, ops, 2, CAIRN_BACKEND_IO_URING, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(test_last_os_error == EBADF);
     CHECK(cairn_write_gather(r, ops, 2, CAIRN_BACKEND_PWRITEV, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(test_last_os_error == EBADF);
-    wt_close(r);
+    test_close(r);
 
-    w = wt_open(path, CAIRN_OPEN_CREATE);
+    w = test_open(path, CAIRN_OPEN_CREATE, NULL);
     CHECK_OK(cairn_write_gather(w, ops, 2, CAIRN_BACKEND_AUTO, &test_last_os_error));
     CHECK_OK(cairn_sync_gather(w, CAIRN_BACKEND_AUTO, &test_last_os_error));
     CHECK_OK(cairn_sync_gather(w, CAIRN_BACKEND_IO_URING, &test_last_os_error));
     CHECK_OK(cairn_sync_gather(w, CAIRN_BACKEND_PWRITEV, &test_last_os_error));
-    wt_close(w);
+    test_close(w);
     free(path);
 }
 

@@ -93,7 +93,7 @@ static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed)
     char name[64];
     snprintf(name, sizeof name, "shared-%d.dat", ring_entries);
     char *shared_path = test_join(dir, name);
-    g_shared = wt_open(shared_path, CAIRN_OPEN_CREATE);
+    g_shared = test_open(shared_path, CAIRN_OPEN_CREATE, NULL);
     g_shared_image = calloc(THREADS * REGION_PAGES, WT_PAGE);
     CHECK(g_shared_image != NULL);
 
@@ -106,28 +106,28 @@ static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed)
         s[t].seed = seed * 1000 + (uint64_t)t;
         snprintf(name, sizeof name, "own-%d-%d.dat", ring_entries, t);
         s[t].path = test_join(dir, name);
-        s[t].file = wt_open(s[t].path, CAIRN_OPEN_CREATE);
+        s[t].file = test_open(s[t].path, CAIRN_OPEN_CREATE, NULL);
         s[t].image = calloc(REGION_PAGES, WT_PAGE);
         CHECK(s[t].image != NULL);
     }
-    int fds_before = wt_count_fds();
+    int fds_before = test_count_open_fds();
     for (int t = 0; t < THREADS; t++)
         CHECK(pthread_create(&s[t].thread, NULL, submit, &s[t]) == 0);
     for (int t = 0; t < THREADS; t++)
         CHECK(pthread_join(s[t].thread, NULL) == 0);
-    CHECK(wt_count_fds() == fds_before);
+    CHECK(test_count_open_fds() == fds_before);
 
     int64_t shared_end = 0;
     for (int t = 0; t < THREADS; t++) {
-        wt_check_file(s[t].path, s[t].image, s[t].end);
+        test_check_file(s[t].path, s[t].image, s[t].end);
         if (s[t].shared_end > shared_end)
             shared_end = s[t].shared_end;
-        wt_close(s[t].file);
+        test_close(s[t].file);
         free(s[t].path);
         free(s[t].image);
     }
-    wt_check_file(shared_path, g_shared_image, shared_end);
-    wt_close(g_shared);
+    test_check_file(shared_path, g_shared_image, shared_end);
+    test_close(g_shared);
     free(shared_path);
     free(g_shared_image);
     CHECK_OK(cairn_io_shutdown(&test_last_os_error));
@@ -171,7 +171,7 @@ static void run_restart_race(const char *dir)
         snprintf(name, sizeof name, "race-%d.dat", t);
         r[t].seed = 500 + (uint64_t)t;
         r[t].path = test_join(dir, name);
-        r[t].file = wt_open(r[t].path, CAIRN_OPEN_CREATE);
+        r[t].file = test_open(r[t].path, CAIRN_OPEN_CREATE, NULL);
         r[t].image = calloc(RACE_PAGES, WT_PAGE);
         CHECK(r[t].image != NULL);
         /* The last page first, so the file's size is known whatever the random pages are. */
@@ -195,8 +195,8 @@ static void run_restart_race(const char *dir)
     for (int t = 0; t < RACE_THREADS; t++)
         CHECK(pthread_join(r[t].thread, NULL) == 0);
     for (int t = 0; t < RACE_THREADS; t++) {
-        wt_check_file(r[t].path, r[t].image, RACE_PAGES * WT_PAGE);
-        wt_close(r[t].file);
+        test_check_file(r[t].path, r[t].image, RACE_PAGES * WT_PAGE);
+        test_close(r[t].file);
         free(r[t].path);
         free(r[t].image);
     }

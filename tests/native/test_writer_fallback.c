@@ -38,15 +38,15 @@ static void write_and_check(cairn_file *f, const char *path, int32_t mode, uint6
     uint64_t rng = seed;
     struct wt_batch b = {0};
     wt_random_batch(&b, &rng, 0, SPACE_PAGES, 5, 4, 0, g_pool, POOL_PAGES);
-    int64_t before = wt_write_calls();
+    int64_t before = test_write_calls();
     CHECK_OK(cairn_write_gather(f, b.ops, b.count, mode, &test_last_os_error));
-    CHECK(wt_write_calls() - before == b.items);
+    CHECK(test_write_calls() - before == b.items);
     CHECK_OK(cairn_sync_gather(f, mode, &test_last_os_error));
     wt_apply(&b, g_image);
     if (b.end > g_end)
         g_end = b.end;
     wt_batch_free(&b);
-    wt_check_file(path, g_image, g_end);
+    test_check_file(path, g_image, g_end);
 }
 
 static void test_configure_validation(void)
@@ -88,7 +88,7 @@ static void test_setup_failure(cairn_file *f, const char *path)
     write_and_check(f, path, CAIRN_BACKEND_AUTO, 3);
 
     /* Disarmed: the next start uses io_uring. */
-    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_NONE, 0, 0, 0, NULL, &test_last_os_error));
+    test_disarm_fault();
     shutdown_writer();
     wt_backend(CAIRN_BACKEND_IO_URING, 0);
     CHECK(wt_worker_tid() != 0);
@@ -104,7 +104,7 @@ static void test_force_pwritev(cairn_file *f, const char *path)
     /* Not even tried: an armed setup fault makes no difference and the error is 0. */
     CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_URING_SETUP, 0, 0, EPERM, NULL, &test_last_os_error));
     wt_backend(CAIRN_BACKEND_PWRITEV, 0);
-    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_NONE, 0, 0, 0, NULL, &test_last_os_error));
+    test_disarm_fault();
     CHECK(wt_worker_tid() == 0);
     write_and_check(f, path, CAIRN_BACKEND_AUTO, 6);
     cairn_write_op op = {g_pool, 0, WT_PAGE};
@@ -122,7 +122,7 @@ static void test_force_pwritev(cairn_file *f, const char *path)
 static void test_restarts(cairn_file *f, const char *path)
 {
     write_and_check(f, path, CAIRN_BACKEND_AUTO, 7); /* this thread's eventfd exists */
-    int fds = wt_count_fds();
+    int fds = test_count_open_fds();
     for (int i = 0; i < 25; i++) {
         shutdown_writer();
         configure(0, i % 2 ? 8 : 0, CAIRN_OK);
@@ -131,8 +131,8 @@ static void test_restarts(cairn_file *f, const char *path)
         memcpy(g_image + op.offset, op.data, WT_PAGE);
         CHECK(wt_worker_tid() != 0);
     }
-    CHECK(wt_count_fds() == fds); /* one ring + one eventfd, whatever the number of restarts */
-    wt_check_file(path, g_image, g_end);
+    CHECK(test_count_open_fds() == fds); /* one ring + one eventfd, whatever the number of restarts */
+    test_check_file(path, g_image, g_end);
 }
 
 static void test_fork(cairn_file *f, const char *path, const char *dir)
@@ -148,7 +148,7 @@ static void test_fork(cairn_file *f, const char *path, const char *dir)
         alarm(60); /* a hang here would otherwise hang the parent's waitpid */
         CHECK(wt_worker_tid() == 0); /* threads do not survive fork */
         char *child_path = test_join(dir, "child.dat");
-        cairn_file *c = wt_open(child_path, CAIRN_OPEN_CREATE);
+        cairn_file *c = test_open(child_path, CAIRN_OPEN_CREATE, NULL);
         uint64_t rng = 77;
         struct wt_batch b = {0};
         wt_random_batch(&b, &rng, 0, 300, 5, 4, 0, g_pool, POOL_PAGES);
@@ -156,12 +156,9 @@ static void test_fork(cairn_file *f, const char *path, const char *dir)
         CHECK_OK(cairn_sync_gather(c, CAIRN_BACKEND_IO_URING, &test_last_os_error));
         wt_backend(CAIRN_BACKEND_IO_URING, 0);
         CHECK(wt_worker_tid() != 0);
-        char *image = calloc(300, WT_PAGE);
-        CHECK(image != NULL);
-        wt_apply(&b, image);
-        wt_check_file(child_path, image, b.end);
+        wt_check_batch(child_path, &b);
         CHECK_OK(cairn_io_shutdown(&test_last_os_error));
-        wt_close(c);
+        test_close(c);
         _exit(0);
     }
     int status = 0;
@@ -182,7 +179,7 @@ int main(void)
     g_image = calloc(SPACE_PAGES, WT_PAGE);
     CHECK(g_image != NULL);
     char *path = test_join(dir, "data.dat");
-    cairn_file *f = wt_open(path, CAIRN_OPEN_CREATE);
+    cairn_file *f = test_open(path, CAIRN_OPEN_CREATE, NULL);
 
     test_configure_validation();
     test_setup_failure(f, path);
@@ -191,7 +188,7 @@ int main(void)
     test_fork(f, path, dir);
 
     shutdown_writer();
-    wt_close(f);
+    test_close(f);
     free(path);
     free(g_image);
     free(g_pool);

@@ -22,11 +22,6 @@ static void arm(int32_t kind, int64_t after, int64_t limit, int32_t error, const
     CHECK_OK(cairn_test_set_fault(kind, after, limit, error, filter, &test_last_os_error));
 }
 
-static void disarm(void)
-{
-    arm(CAIRN_FAULT_NONE, 0, 0, 0, NULL);
-}
-
 static double now_seconds(void)
 {
     struct timespec t;
@@ -37,7 +32,7 @@ static double now_seconds(void)
 static void test_sync(const char *dir)
 {
     char *path = test_join(dir, "sync.dat");
-    cairn_file *f = wt_open(path, CAIRN_OPEN_CREATE);
+    cairn_file *f = test_open(path, CAIRN_OPEN_CREATE, NULL);
     cairn_write_op op = {g_pool, 0, WT_PAGE};
     CHECK_OK(cairn_write_gather(f, &op, 1, CAIRN_BACKEND_IO_URING, &test_last_os_error));
     CHECK_OK(cairn_sync_gather(f, CAIRN_BACKEND_IO_URING, &test_last_os_error));
@@ -55,9 +50,9 @@ static void test_sync(const char *dir)
     /* A filter that does not match leaves the sync alone. */
     arm(CAIRN_FAULT_SYNC_ERROR, 0, 0, EIO, "no-such-file");
     CHECK_OK(cairn_sync_gather(f, CAIRN_BACKEND_IO_URING, &test_last_os_error));
-    disarm();
+    test_disarm_fault();
 
-    wt_close(f);
+    test_close(f);
     free(path);
 }
 
@@ -77,30 +72,30 @@ static void test_short_writes(const char *dir)
     const int64_t limit = 4096 + 512;
     for (int m = 0; m < 2; m++) {
         char *path = test_join(dir, names[m]);
-        cairn_file *f = wt_open(path, CAIRN_OPEN_CREATE);
+        cairn_file *f = test_open(path, CAIRN_OPEN_CREATE, NULL);
         arm(CAIRN_FAULT_SHORT_WRITE, 0, limit, 0, NULL);
-        int64_t before = wt_write_calls();
+        int64_t before = test_write_calls();
         CHECK_OK(cairn_write_gather(f, b.ops, b.count, modes[m], &test_last_os_error));
-        int64_t calls = wt_write_calls() - before;
-        disarm();
+        int64_t calls = test_write_calls() - before;
+        test_disarm_fault();
         /* Every write was capped, so the batch took at least bytes / limit writes. */
         CHECK(calls >= (b.bytes + limit - 1) / limit);
         CHECK(calls > b.items);
-        wt_check_file(path, image, b.end);
-        wt_close(f);
+        test_check_file(path, image, b.end);
+        test_close(f);
         free(path);
     }
 
     /* A short-write filter for another file leaves this one alone: one write per run. */
     char *path = test_join(dir, "short-filtered.dat");
-    cairn_file *f = wt_open(path, CAIRN_OPEN_CREATE);
+    cairn_file *f = test_open(path, CAIRN_OPEN_CREATE, NULL);
     arm(CAIRN_FAULT_SHORT_WRITE, 0, limit, 0, "short-uring.dat");
-    int64_t before = wt_write_calls();
+    int64_t before = test_write_calls();
     CHECK_OK(cairn_write_gather(f, b.ops, b.count, CAIRN_BACKEND_IO_URING, &test_last_os_error));
-    CHECK(wt_write_calls() - before == b.items);
-    disarm();
-    wt_check_file(path, image, b.end);
-    wt_close(f);
+    CHECK(test_write_calls() - before == b.items);
+    test_disarm_fault();
+    test_check_file(path, image, b.end);
+    test_close(f);
     free(path);
 
     wt_batch_free(&b);
@@ -113,7 +108,7 @@ static void expect_write_fault(const char *dir, const char *name, int32_t kind, 
                                int32_t mode, int32_t expected_status, int32_t expected_error)
 {
     char *path = test_join(dir, name);
-    cairn_file *f = wt_open(path, CAIRN_OPEN_CREATE);
+    cairn_file *f = test_open(path, CAIRN_OPEN_CREATE, NULL);
     uint64_t rng = 5;
     struct wt_batch b = {0};
     wt_random_batch(&b, &rng, 0, 600, 4, 2, 0, g_pool, POOL_PAGES);
@@ -125,15 +120,11 @@ static void expect_write_fault(const char *dir, const char *name, int32_t kind, 
     /* It fired once and disarmed itself: the same batch now goes through. */
     CHECK_OK(cairn_write_gather(f, b.ops, b.count, mode, &test_last_os_error));
     CHECK(test_last_os_error == 0);
-    disarm();
+    test_disarm_fault();
 
-    char *image = calloc(600, WT_PAGE);
-    CHECK(image != NULL);
-    wt_apply(&b, image);
-    wt_check_file(path, image, b.end);
-    free(image);
+    wt_check_batch(path, &b);
     wt_batch_free(&b);
-    wt_close(f);
+    test_close(f);
     free(path);
 }
 
@@ -150,15 +141,15 @@ static void test_write_errors(const char *dir)
     /* A filtered write fault hits only the journal-like file, not the data file next to it. */
     char *data_path = test_join(dir, "data.dat");
     char *journal_path = test_join(dir, "journal.log");
-    cairn_file *data = wt_open(data_path, CAIRN_OPEN_CREATE);
-    cairn_file *journal = wt_open(journal_path, CAIRN_OPEN_CREATE);
+    cairn_file *data = test_open(data_path, CAIRN_OPEN_CREATE, NULL);
+    cairn_file *journal = test_open(journal_path, CAIRN_OPEN_CREATE, NULL);
     cairn_write_op ops[] = {{g_pool, 0, WT_PAGE}, {g_pool + WT_PAGE, 2 * WT_PAGE, WT_PAGE}};
     arm(CAIRN_FAULT_WRITE_ERROR, 0, 0, EIO, "journal.log");
     CHECK_OK(cairn_write_gather(data, ops, 2, CAIRN_BACKEND_IO_URING, &test_last_os_error));
     CHECK(cairn_write_gather(journal, ops, 2, CAIRN_BACKEND_IO_URING, &test_last_os_error) == CAIRN_E_IO);
-    disarm();
-    wt_close(data);
-    wt_close(journal);
+    test_disarm_fault();
+    test_close(data);
+    test_close(journal);
     free(data_path);
     free(journal_path);
 }
@@ -166,7 +157,7 @@ static void test_write_errors(const char *dir)
 static void test_fatal_ring_error(const char *dir)
 {
     char *path = test_join(dir, "fatal.dat");
-    cairn_file *f = wt_open(path, CAIRN_OPEN_CREATE);
+    cairn_file *f = test_open(path, CAIRN_OPEN_CREATE, NULL);
     uint64_t rng = 11;
     struct wt_batch b = {0};
     wt_random_batch(&b, &rng, 0, 400, 4, 2, 0, g_pool, POOL_PAGES);
@@ -191,11 +182,7 @@ static void test_fatal_ring_error(const char *dir)
     wt_backend(CAIRN_BACKEND_IO_URING, 0);
     CHECK_OK(cairn_write_gather(f, b.ops, b.count, CAIRN_BACKEND_IO_URING, &test_last_os_error));
     CHECK_OK(cairn_sync_gather(f, CAIRN_BACKEND_IO_URING, &test_last_os_error));
-    char *image = calloc(400, WT_PAGE);
-    CHECK(image != NULL);
-    wt_apply(&b, image);
-    wt_check_file(path, image, b.end);
-    free(image);
+    wt_check_batch(path, &b);
 
     /* The restarted ring can fail too (EBADF is classified as a bad argument); shutting down from
      * the degraded state and starting again works. */
@@ -207,7 +194,7 @@ static void test_fatal_ring_error(const char *dir)
     CHECK_OK(cairn_write_gather(f, b.ops, b.count, CAIRN_BACKEND_AUTO, &test_last_os_error));
 
     wt_batch_free(&b);
-    wt_close(f);
+    test_close(f);
     free(path);
 }
 

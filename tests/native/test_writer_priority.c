@@ -42,19 +42,15 @@ static unsigned long long blocked_signals(pid_t tid)
 static void write_through_ring(const char *dir, const char *name, int32_t flags, uint64_t seed)
 {
     char *path = test_join(dir, name);
-    cairn_file *f = wt_open(path, CAIRN_OPEN_CREATE | flags);
+    cairn_file *f = test_open(path, CAIRN_OPEN_CREATE | flags, NULL);
     uint64_t rng = seed;
     struct wt_batch b = {0};
     wt_random_batch(&b, &rng, 0, 800, 6, 4, 0, g_pool, POOL_PAGES);
     CHECK_OK(cairn_write_gather(f, b.ops, b.count, CAIRN_BACKEND_IO_URING, &test_last_os_error));
     CHECK_OK(cairn_sync_gather(f, CAIRN_BACKEND_IO_URING, &test_last_os_error));
-    char *image = calloc(800, WT_PAGE);
-    CHECK(image != NULL);
-    wt_apply(&b, image);
-    wt_check_file(path, image, b.end);
-    free(image);
+    wt_check_batch(path, &b);
     wt_batch_free(&b);
-    wt_close(f);
+    test_close(f);
     free(path);
 }
 

@@ -1,5 +1,6 @@
 /* Helpers shared by the data-file writer tests (test_writer_*.c): random page batches with an
- * in-memory expected image, file comparison, and a look at the worker thread through /proc.
+ * in-memory expected image, checking a file against one, and a look at the worker thread through
+ * /proc.
  * Header-only (static inline, so executables that use part of it do not warn). */
 #ifndef CAIRN_TEST_WRITER_SUPPORT_H
 #define CAIRN_TEST_WRITER_SUPPORT_H
@@ -115,46 +116,14 @@ static inline void wt_apply(const struct wt_batch *b, char *image)
         memcpy(image + b->ops[i].offset, b->ops[i].data, (size_t)b->ops[i].length);
 }
 
-static inline cairn_file *wt_open(const char *path, int32_t flags)
+/* The file must hold exactly what batch `b` wrote over zeros (a fresh file, or one it covers). */
+static inline void wt_check_batch(const char *path, const struct wt_batch *b)
 {
-    cairn_file *f = NULL;
-    int32_t effective = 0;
-    CHECK_OK(cairn_file_open(path, flags, &f, &effective, &test_last_os_error));
-    CHECK(f != NULL);
-    return f;
-}
-
-static inline void wt_close(cairn_file *f)
-{
-    CHECK_OK(cairn_file_close(f, &test_last_os_error));
-}
-
-/* The file must hold exactly image[0, size). */
-static inline void wt_check_file(const char *path, const char *image, int64_t size)
-{
-    int64_t actual_size = -1;
-    char *actual = test_read_file(path, &actual_size);
-    if (actual_size != size)
-        fprintf(stderr, "%s: size %lld, expected %lld\n", path, (long long)actual_size, (long long)size);
-    CHECK(actual_size == size);
-    if (memcmp(actual, image, (size_t)size) != 0) {
-        for (int64_t i = 0; i < size; i++) {
-            if (actual[i] != image[i]) {
-                fprintf(stderr, "%s: first difference at byte %lld (page %lld)\n", path, (long long)i,
-                        (long long)(i / WT_PAGE));
-                break;
-            }
-        }
-        CHECK(!"file content differs from the expected image");
-    }
-    free(actual);
-}
-
-static inline int64_t wt_write_calls(void)
-{
-    int64_t n = 0;
-    CHECK_OK(cairn_test_write_calls(&n, &test_last_os_error));
-    return n;
+    char *image = calloc(1, b->end > 0 ? (size_t)b->end : 1);
+    CHECK(image != NULL);
+    wt_apply(b, image);
+    test_check_file(path, image, b->end);
+    free(image);
 }
 
 /* Thread id of the io_uring worker ("cairn-io-ring"), or 0 if there is none. */
@@ -180,17 +149,6 @@ static inline pid_t wt_worker_tid(void)
     }
     closedir(d);
     return found;
-}
-
-static inline int wt_count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    CHECK(d != NULL);
-    int n = 0;
-    while (readdir(d) != NULL)
-        n++;
-    closedir(d);
-    return n;
 }
 
 static inline void wt_backend(int32_t expected_backend, int32_t expected_setup_error)

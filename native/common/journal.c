@@ -1,13 +1,21 @@
-/* Journal files (POSIX): opened for direct, synchronous appends and pre-zeroed to their full size,
- * so that a commit's O_DSYNC write never has to allocate blocks or convert unwritten extents,
- * which would turn each commit into a journal transaction of the file system as well. */
-#include "posix_files.h"
+/* Journal files: opened for direct, synchronous appends and pre-zeroed to their full size, so that
+ * a commit's O_DSYNC (write-through) write never has to allocate blocks, convert unwritten extents
+ * or move NTFS's valid data length, which would turn each commit into a transaction of the file
+ * system's own journal as well.
+ *
+ * The algorithm is the same on every platform and is written here once, over the file exports;
+ * what differs (how a file opens with the direct fallback, reserves space, writes zeros and syncs)
+ * is inside those exports. */
+#include "pal_common.h"
+
+#include "io_checks.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Extends the journal to `size` with written zeros. On failure the file is cut back to its old
- * size, so a journal that does not fit does not keep the space it grabbed before failing. */
+/* Extends the journal to `size` with written zeros, then syncs (in cairn_file_zero). On failure
+ * the file is cut back to its old size, so a journal that does not fit does not keep the space it
+ * grabbed before failing. */
 static int32_t extend_zeroed(cairn_file *file, int64_t size, int32_t *os_error)
 {
     int64_t old_size = 0;
@@ -18,8 +26,8 @@ static int32_t extend_zeroed(cairn_file *file, int64_t size, int32_t *os_error)
     int32_t allocated = 0;
     status = cairn_file_allocate(file, old_size, size - old_size, &allocated, os_error);
     if (status == CAIRN_OK) {
-        /* An old size that is not a block multiple cannot come from a journal write; the bytes up to
-         * the next block already read as zeros, and starting there keeps O_DIRECT's alignment. */
+        /* A partial last block is not rewritten: it may hold records, and its tail past the old end
+         * already reads as zeros. Starting at the next block keeps direct I/O's alignment. */
         int64_t start = (old_size + CAIRN_DIRECT_IO_ALIGNMENT - 1) & ~(int64_t)(CAIRN_DIRECT_IO_ALIGNMENT - 1);
         status = cairn_file_zero(file, start, size - start, os_error);
     }

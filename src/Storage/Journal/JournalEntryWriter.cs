@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using Cairn.Hashing;
 using Cairn.Paging;
 using Cairn.Trees;
@@ -15,8 +14,8 @@ namespace Cairn.Journal;
 internal sealed unsafe class JournalEntryWriter : IDisposable
 {
     private readonly JournalWriterOptions _options;
-    private byte* _mask;
     private JournalBuffer? _compressed;
+    private bool _disposed;
     private JournalBuffer? _output;
     private long _position;
     private long _transactionId;
@@ -36,10 +35,7 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
         ArgumentOutOfRangeException.ThrowIfLessThan(options.CompressionWindow, 10);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(options.CompressionWindow, 24);
         _options = options;
-        _mask = (byte*)NativeMemory.AlignedAlloc(PageDiffEncoder.ChunkSize, 64);
     }
-
-    ~JournalEntryWriter() => FreeMask();
 
     public JournalWriterOptions Options => _options;
 
@@ -51,7 +47,7 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
     public void Begin(JournalBuffer output, long transactionId, Guid environmentId)
     {
         ArgumentNullException.ThrowIfNull(output);
-        ObjectDisposedException.ThrowIf(_mask == null, this);
+        ObjectDisposedException.ThrowIf(_disposed, this);
         if (_output is not null)
             throw new InvalidOperationException("An entry is already being built: Finish or Cancel it first.");
         output.EnsureCapacity(JournalEntryHeader.Alignment);
@@ -86,7 +82,7 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
         if (previous != null)
         {
             // Ties go to the full image, which does not depend on the base.
-            int diff = PageDiffEncoder.Encode(current, previous, length, output.Pointer + dataStart, length - 1, _mask);
+            int diff = PageDiffEncoder.Encode(current, previous, length, output.Pointer + dataStart, length - 1);
             if (diff >= 0)
             {
                 encoding = PageRecordEncoding.Diff;
@@ -98,7 +94,7 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
         int zeroLimit = encoding == PageRecordEncoding.Diff ? encodedLength : length - 1;
         output.EnsureCapacity(zeroStart + zeroLimit);
         byte* data = output.Pointer + dataStart;
-        int zeroBased = PageDiffEncoder.Encode(current, null, length, output.Pointer + zeroStart, zeroLimit, _mask);
+        int zeroBased = PageDiffEncoder.Encode(current, null, length, output.Pointer + zeroStart, zeroLimit);
         if (zeroBased >= 0)
         {
             if (zeroStart != dataStart)
@@ -201,17 +197,8 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
 
     public void Dispose()
     {
-        FreeMask();
+        _disposed = true;
         _compressed?.Dispose();
         _compressed = null;
-        GC.SuppressFinalize(this);
-    }
-
-    private void FreeMask()
-    {
-        if (_mask == null)
-            return;
-        NativeMemory.AlignedFree(_mask);
-        _mask = null;
     }
 }

@@ -1,5 +1,4 @@
 using System.Runtime.CompilerServices;
-using System.Runtime.Intrinsics;
 
 namespace Cairn.Journal;
 
@@ -13,13 +12,10 @@ namespace Cairn.Journal;
 /// </summary>
 internal static unsafe class PageDiffEncoder
 {
-    /// <summary>The base is compared in chunks of this size through a caller-provided mask buffer.</summary>
-    public const int ChunkSize = 8192;
-
-    /// <summary>Unchanged bytes between two changed ranges up to this many are sent as literal bytes (cheaper than a new op).</summary>
+    /// <summary>Unchanged bytes between two changed ranges up to this many are sent as literal bytes (cheaper than a new op); one less than a power of two.</summary>
     public const int MergeGap = 3;
 
-    /// <summary>Zero bytes inside a changed range become their own op from this length (diffs against a previous version only).</summary>
+    /// <summary>Zero bytes inside a changed range become their own op from this length (diffs against a previous version only; a power of two).</summary>
     public const int MinZeroRun = 8;
 
     /// <summary>
@@ -27,77 +23,38 @@ internal static unsafe class PageDiffEncoder
     /// <paramref name="current"/>, both <paramref name="length"/> bytes, to
     /// <paramref name="destination"/>; returns the bytes written, or −1 as soon as they would exceed
     /// <paramref name="limit"/> (nothing past <c>destination + limit</c> is ever written).
-    /// <paramref name="mask"/> is <see cref="ChunkSize"/> bytes of scratch space.
     /// </summary>
-    public static int Encode(byte* current, byte* previous, int length, byte* destination, int limit, byte* mask)
+    public static int Encode(byte* current, byte* previous, int length, byte* destination, int limit)
     {
         var emitter = new Emitter(current, destination, limit, zeroBase: previous == null);
-        for (int chunk = 0; chunk < length; chunk += ChunkSize)
+        int position = 0;
+        while (position < length)
         {
-            int n = Math.Min(ChunkSize, length - chunk);
-            byte* changed;
-            if (previous == null)
+            int start = EqualRuns.FirstDifference(current, previous, position, length);
+            if (start < 0)
+                break;
+            int end;
+            // Against zeros every changed byte is a literal byte: a range longer than what is left
+            // of the limit cannot fit, so the scan stops there.
+            long bound = previous == null ? start + (long)emitter.Remaining + 1 + MergeGap : long.MaxValue;
+            if (bound < length)
             {
-                changed = current + chunk;
+                end = EqualRuns.Find(current, previous, start, (int)bound, MergeGap + 1, runToEndCounts: false);
+                if (end == bound)
+                    return -1;
             }
             else
             {
-                Xor(current + chunk, previous + chunk, mask, n);
-                changed = mask;
+                end = EqualRuns.Find(current, previous, start, length, MergeGap + 1, runToEndCounts: true);
             }
-            int position = 0;
-            while (position < n)
-            {
-                int start = new ReadOnlySpan<byte>(changed + position, n - position).IndexOfAnyExcept((byte)0);
-                if (start < 0)
-                    break;
-                start += position;
-                int end = RangeEnd(changed, start, n);
-                if (!emitter.Add(chunk + start, chunk + end))
-                    return -1;
-                position = end;
-            }
+            if (!emitter.Add(start, end))
+                return -1;
+            position = end;
         }
         return emitter.Finish() ? emitter.Written : -1;
     }
 
-    /// <summary>The end of the changed range at <paramref name="start"/>, absorbing gaps of up to <see cref="MergeGap"/> unchanged bytes.</summary>
-    private static int RangeEnd(byte* changed, int start, int n)
-    {
-        int end = start;
-        while (true)
-        {
-            int zero = new ReadOnlySpan<byte>(changed + end, n - end).IndexOf((byte)0);
-            if (zero < 0)
-                return n;
-            end += zero;
-            int gap = 0;
-            while (end + gap < n && gap <= MergeGap && changed[end + gap] == 0)
-                gap++;
-            if (end + gap == n || gap > MergeGap)
-                return end;
-            end += gap;
-        }
-    }
-
-    private static void Xor(byte* a, byte* b, byte* result, int n)
-    {
-        int i = 0;
-        if (Vector256.IsHardwareAccelerated)
-        {
-            for (; i <= n - Vector256<byte>.Count; i += Vector256<byte>.Count)
-                Vector256.Store(Vector256.Load(a + i) ^ Vector256.Load(b + i), result + i);
-        }
-        else
-        {
-            for (; i <= n - Vector128<byte>.Count; i += Vector128<byte>.Count)
-                Vector128.Store(Vector128.Load(a + i) ^ Vector128.Load(b + i), result + i);
-        }
-        for (; i < n; i++)
-            result[i] = (byte)(a[i] ^ b[i]);
-    }
-
-    /// <summary>Merges changed ranges across chunk boundaries and writes them as ops.</summary>
+    /// <summary>Merges changed ranges separated by short gaps and writes them as ops.</summary>
     private struct Emitter(byte* current, byte* destination, int limit, bool zeroBase)
     {
         private int _lastEnd;
@@ -105,6 +62,9 @@ internal static unsafe class PageDiffEncoder
         private int _rangeEnd = -1;
 
         public int Written { get; private set; }
+
+        /// <summary>Bytes left before the limit.</summary>
+        public readonly int Remaining => limit - Written;
 
         public bool Add(int start, int end)
         {
@@ -129,24 +89,18 @@ internal static unsafe class PageDiffEncoder
             if (zeroBase)
                 return Op(_rangeStart, end, literal: true);
             int literalStart = _rangeStart;
-            int position = _rangeStart;
-            while (position < end)
+            while (literalStart < end)
             {
-                int zero = new ReadOnlySpan<byte>(current + position, end - position).IndexOf((byte)0);
-                if (zero < 0)
+                int zero = EqualRuns.Find(current, null, literalStart, end, MinZeroRun, runToEndCounts: false);
+                if (zero == end)
                     break;
-                zero += position;
                 int run = new ReadOnlySpan<byte>(current + zero, end - zero).IndexOfAnyExcept((byte)0);
                 run = run < 0 ? end - zero : run;
-                if (run >= MinZeroRun)
-                {
-                    if (zero > literalStart && !Op(literalStart, zero, literal: true))
-                        return false;
-                    if (!Op(zero, zero + run, literal: false))
-                        return false;
-                    literalStart = zero + run;
-                }
-                position = zero + run;
+                if (zero > literalStart && !Op(literalStart, zero, literal: true))
+                    return false;
+                if (!Op(zero, zero + run, literal: false))
+                    return false;
+                literalStart = zero + run;
             }
             return literalStart >= end || Op(literalStart, end, literal: true);
         }

@@ -77,9 +77,7 @@ public unsafe class JournalRoundTripTests
     private static void CheckSmallestEncodings(JournalEntryReader reader, byte[] entry, PageChange[] changes,
         List<(long PageNumber, int PageCount, bool NeedsContent)> requests)
     {
-        var mask = new byte[PageDiffEncoder.ChunkSize];
         fixed (byte* e = entry)
-        fixed (byte* m = mask)
         {
             var validation = JournalEntryReader.Validate(e, entry.Length, 0);
             byte* payload = reader.GetPayload(e, validation, out long length);
@@ -100,9 +98,9 @@ public unsafe class JournalRoundTripTests
                 fixed (byte* s = scratch)
                 {
                     int best = change.Current.Length;
-                    best = Math.Min(best, Size(PageDiffEncoder.Encode(c, null, change.Current.Length, s, scratch.Length, m)));
+                    best = Math.Min(best, Size(PageDiffEncoder.Encode(c, null, change.Current.Length, s, scratch.Length)));
                     if (p != null)
-                        best = Math.Min(best, Size(PageDiffEncoder.Encode(c, p, change.Current.Length, s, scratch.Length, m)));
+                        best = Math.Min(best, Size(PageDiffEncoder.Encode(c, p, change.Current.Length, s, scratch.Length)));
                     Assert.Equal(best, record.EncodedLength);
                 }
                 i++;

@@ -12,13 +12,11 @@ public unsafe class PageDiffTests
     private static byte[] Encode(byte[] current, byte[]? previous, int limit = int.MaxValue)
     {
         var output = new byte[current.Length * 2 + 64];
-        var mask = new byte[PageDiffEncoder.ChunkSize];
         fixed (byte* c = current)
         fixed (byte* p = previous)
         fixed (byte* o = output)
-        fixed (byte* m = mask)
         {
-            int n = PageDiffEncoder.Encode(c, p, current.Length, o, Math.Min(limit, output.Length), m);
+            int n = PageDiffEncoder.Encode(c, p, current.Length, o, Math.Min(limit, output.Length));
             return n < 0 ? null! : output[..n];
         }
     }
@@ -123,13 +121,11 @@ public unsafe class PageDiffTests
             int unlimited = Encode(change.Current, change.Previous).Length;
             var output = new byte[limit + 64];
             Array.Fill(output, (byte)0xEE);
-            var mask = new byte[PageDiffEncoder.ChunkSize];
-            int n;
+                int n;
             fixed (byte* cur = change.Current)
             fixed (byte* prev = change.Previous)
             fixed (byte* o = output)
-            fixed (byte* m = mask)
-                n = PageDiffEncoder.Encode(cur, prev, change.Current.Length, o, limit, m);
+                    n = PageDiffEncoder.Encode(cur, prev, change.Current.Length, o, limit);
             Assert.Equal(unlimited <= limit ? unlimited : -1, n);
             Assert.True(output.AsSpan(limit).IndexOfAnyExcept((byte)0xEE) < 0, "wrote past the limit");
         });

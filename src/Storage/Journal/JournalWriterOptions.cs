@@ -16,7 +16,7 @@ internal readonly record struct JournalWriterOptions
     public int CompressionThreshold { get; init; } = DefaultCompressionThreshold;
 
     /// <summary>Brotli quality, 0 (fastest) to 11.</summary>
-    public int CompressionQuality { get; init; } = 1;
+    public int CompressionQuality { get; init; } = 0;
 
     /// <summary>Brotli window, log2 of bytes, 10 to 24.</summary>
     public int CompressionWindow { get; init; } = 22;

@@ -44,6 +44,8 @@ public unsafe class JournalSizeTests(ITestOutputHelper output)
         using var writer = new JournalEntryWriter(new JournalWriterOptions { CompressionThreshold = JournalWriterOptions.CompressionDisabled });
         using var compressing = new JournalEntryWriter(new JournalWriterOptions { CompressionThreshold = 0 });
         using var buffer = new JournalBuffer();
+        var byEncoding = new long[3];
+        var largeDiffs = new long[2];
         long pageBytes = 0, payload = 0, entries = 0, compressedEntries = 0, pages = 0, diffs = 0, newPages = 0, full = 0;
         for (int t = 0; t < Transactions; t++)
         {
@@ -59,7 +61,7 @@ public unsafe class JournalSizeTests(ITestOutputHelper output)
                 tx.Commit();
             }
             using var after = env.BeginRead();
-            foreach (var w in new[] { writer, compressing })
+            foreach (var w in new[] { compressing, writer })
             {
                 w.Begin(buffer, after.TransactionId, Guid.Empty);
                 foreach (var (pageNumber, version) in after.Low.State.Pages)
@@ -71,6 +73,7 @@ public unsafe class JournalSizeTests(ITestOutputHelper output)
                 }
                 w.Finish(after.Low.State.NextPageNumber, after.Low.State.FreeSpaceDirectoryPage, after.Low.State.RootTree, 0);
             }
+            CountBytes(buffer, byEncoding, largeDiffs);
             var stats = writer.LastEntry;
             pageBytes += stats.PageBytes;
             payload += stats.UncompressedPayloadSize;
@@ -85,10 +88,31 @@ public unsafe class JournalSizeTests(ITestOutputHelper output)
         double ratio = (double)entries / pageBytes;
         output.WriteLine($"{workload}: {Transactions} transactions of {PutsPerTransaction} puts into {Keys:N0} keys");
         output.WriteLine($"  modified pages per transaction: {pages / (double)Transactions:F1} ({pageBytes / Transactions:N0} bytes); records: {diffs} diff, {newPages} new-page, {full} full");
+        output.WriteLine($"  record bytes per transaction: diff {byEncoding[1] / Transactions:N0} (of which {largeDiffs[1] / Transactions:N0} in {largeDiffs[0] / (double)Transactions:F1} diffs over 1 KiB: splits, compactions), new-page {byEncoding[2] / Transactions:N0}, full {byEncoding[0] / Transactions:N0}");
         output.WriteLine($"  payload per transaction: {payload / Transactions:N0} bytes ({(double)payload / pageBytes:F3} of the pages)");
         output.WriteLine($"  entry per transaction (4 KiB aligned): {entries / Transactions:N0} bytes = {ratio:F3} of the pages");
         output.WriteLine($"  entry with compression always tried: {compressedEntries / Transactions:N0} bytes = {(double)compressedEntries / pageBytes:F3} of the pages");
         Assert.True(ratio <= 0.3, $"journal bytes are {ratio:F3} of the modified pages' bytes");
+    }
+
+    /// <summary>Adds up the record bytes of the entry in the buffer (the uncompressed writer's, built last) by encoding.</summary>
+    private static void CountBytes(JournalBuffer buffer, long[] byEncoding, long[] largeDiffs)
+    {
+        var validation = JournalEntryReader.Validate(buffer.Pointer, buffer.Capacity, 0);
+        Assert.True(validation.IsValid);
+        using var reader = new JournalEntryReader();
+        byte* payload = reader.GetPayload(buffer.Pointer, validation, out long length);
+        var records = new PageRecordEnumerator(payload, length, validation.Header, 0);
+        while (records.MoveNext())
+        {
+            var record = records.Current;
+            byEncoding[(int)record.Encoding] += PageRecordHeader.Size + record.EncodedLength;
+            if (record.Encoding == PageRecordEncoding.Diff && record.EncodedLength > 1024)
+            {
+                largeDiffs[0]++;
+                largeDiffs[1] += PageRecordHeader.Size + record.EncodedLength;
+            }
+        }
     }
 
     private static byte[] RandomBytes(Random random, int length)

@@ -9,7 +9,8 @@ namespace Cairn.Journal;
 /// <see cref="Begin"/>, <see cref="AddPage"/> for every modified page run, then <see cref="Finish"/>,
 /// which compresses the payload if that pays, writes the header and hashes and pads the entry with
 /// zeros to 4 KiB. Each page is stored in the smallest of its encodings. Reuse one writer and one
-/// buffer: in steady state building an entry allocates no managed memory. Not thread-safe.
+/// buffer: in steady state building an entry allocates no managed memory. Not thread-safe. If a call
+/// throws, the entry is abandoned: <see cref="Cancel"/> before the next <see cref="Begin"/>.
 /// </summary>
 internal sealed unsafe class JournalEntryWriter : IDisposable
 {

@@ -46,7 +46,8 @@ internal unsafe ref struct PageRecordEnumerator
         var header = Unsafe.ReadUnaligned<PageRecordHeader>(_payload + _position);
         if (header.PageCount < 1 || header.PageCount > PageRecordHeader.MaxPageCount)
             throw Corrupt($"record {_index}: page count {header.PageCount}");
-        if (header.PageNumber < PageRecordHeader.FirstJournaledPage || header.PageNumber > _nextPageNumber - header.PageCount)
+        if (header.PageNumber < PageRecordHeader.FirstJournaledPage || header.PageNumber >= _nextPageNumber
+            || header.PageCount > _nextPageNumber - header.PageNumber)
             throw Corrupt($"record {_index}: pages {header.PageNumber}+{header.PageCount} are outside [{PageRecordHeader.FirstJournaledPage}, {_nextPageNumber})");
         if (header.Encoding > PageRecordEncoding.NewPage)
             throw Corrupt($"record {_index} (page {header.PageNumber}): unknown encoding {(byte)header.Encoding}");

@@ -256,6 +256,20 @@ public unsafe class JournalReaderTests
     }
 
     [Fact]
+    public void A_nonsensical_high_water_mark_does_not_let_records_through()
+    {
+        var payload = JournalTestEntries.Record(10, 1, PageRecordEncoding.NewPage, [0, 2, 9]);
+        using var reader = new JournalEntryReader();
+        using var target = new MemoryTarget();
+        foreach (long next in new[] { long.MinValue, -1, 0, 10 })
+        {
+            var entry = JournalTestEntries.Seal(payload, 1, 3, next);
+            Assert.Throws<JournalCorruptionException>(() => JournalTestEntries.Apply(reader, entry, target));
+        }
+        Assert.Equal(1, JournalTestEntries.Apply(reader, JournalTestEntries.Seal(payload, 1, 3, 11), target));
+    }
+
+    [Fact]
     public void A_compressed_payload_that_does_not_decompress_to_the_promised_size_throws()
     {
         var (entry, _) = SampleEntry(compressed: true);

@@ -5,5 +5,9 @@ using Cairn.Bench.SelfCheck;
 if (args.Length > 0 && args[0] == "--self-check")
     return StoreSelfCheck.Run(args[1..], Console.Out);
 
+// --journal-survey: journal entry sizes, codec costs and durable write costs (docs/decisions.md, journal format).
+if (args.Length > 0 && args[0] == "--journal-survey")
+    return Cairn.Bench.Journal.JournalSurvey.Run(Console.Out);
+
 BenchmarkSwitcher.FromAssembly(typeof(Cairn.Bench.BenchScratch).Assembly).Run(args);
 return 0;

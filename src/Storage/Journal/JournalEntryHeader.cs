@@ -1,0 +1,57 @@
+using System.Runtime.InteropServices;
+using Cairn.Trees;
+
+namespace Cairn.Journal;
+
+/// <summary>
+/// The first <see cref="Size"/> bytes of every journal entry: one committed transaction. The payload
+/// (page records, possibly compressed) follows at once, and the entry is padded with zeros to a
+/// multiple of <see cref="Alignment"/>. Layout in docs/on-disk-format.md ("Journal entries").
+/// </summary>
+[StructLayout(LayoutKind.Sequential, Pack = 1)]
+internal struct JournalEntryHeader
+{
+    public const int Size = 192;
+    public const ulong MagicValue = 0x31454A_4E52494143; // "CAIRNJE1" little-endian
+    public const int CurrentFormatVersion = 1;
+
+    /// <summary>Entries start and end on this boundary (O_DIRECT writes).</summary>
+    public const int Alignment = 4096;
+
+    /// <summary>The header checksum covers every byte before it.</summary>
+    public const int ChecksummedLength = Size - sizeof(ulong);
+
+    public ulong Magic;
+    public int FormatVersion;
+    public JournalEntryFlags Flags;
+    public long TransactionId;
+    /// <summary>The environment that wrote the entry (its data file's <c>EnvironmentId</c>); the reader reports it, the caller checks it.</summary>
+    public Guid EnvironmentId;
+    /// <summary>Number of page records in the payload.</summary>
+    public int PageCount;
+    public int Reserved0;
+    /// <summary>Bytes of page records; equal to <see cref="PayloadSize"/> unless the payload is compressed.</summary>
+    public long UncompressedPayloadSize;
+    /// <summary>Bytes stored after the header.</summary>
+    public long PayloadSize;
+    /// <summary>XXH64 of the stored payload bytes, seeded with <see cref="TransactionId"/>.</summary>
+    public ulong PayloadHash;
+    /// <summary>The environment's state after this transaction: what recovery puts in the file header.</summary>
+    public long NextPageNumber;
+    public long FreeSpaceDirectoryPage;
+    public TreeState RootTree;
+    /// <summary>When the entry was written, UTC ticks (informational).</summary>
+    public long Timestamp;
+    public long Reserved1;
+    public long Reserved2;
+    public long Reserved3;
+    public long Reserved4;
+    public long Reserved5;
+    /// <summary>XXH64 of bytes [0, <see cref="ChecksummedLength"/>), seeded with <see cref="TransactionId"/>.</summary>
+    public ulong HeaderChecksum;
+
+    /// <summary>The whole entry's size for a payload of <paramref name="payloadSize"/> stored bytes.</summary>
+    public static long EntrySize(long payloadSize) => AlignUp(Size + payloadSize);
+
+    public static long AlignUp(long bytes) => (bytes + Alignment - 1) & ~(long)(Alignment - 1);
+}

@@ -263,6 +263,23 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
     private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
 
     /// <summary>
+    /// Test hook: closes every file as a killed process would leave them, without flushing, syncing or
+    /// writing the header (the page cache keeps what was written, as it does when a process dies).
+    /// </summary>
+    internal void SimulateProcessCrash()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        _readContexts.Clear();
+        _reclaimer.ReclaimAll(_freeSpace);
+        foreach (var (_, version) in _current.Pages)
+            _scratch.Free((byte*)version.Pointer, version.PageCount);
+        _current.View.Dispose();
+        _scratch.Dispose();
+        _dataFile.Dispose();
+    }
+
+    /// <summary>
     /// Flushes every committed page, syncs the data file and writes the header, so the environment
     /// reopens with all its data. Throws <see cref="LiveTransactionsException"/> if transactions are open.
     /// </summary>

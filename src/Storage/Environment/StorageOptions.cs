@@ -1,3 +1,5 @@
+using Microsoft.Extensions.Logging;
+
 namespace Cairn;
 
 /// <summary>How to open an environment. Only <see cref="DirectoryPath"/> is required.</summary>
@@ -9,17 +11,51 @@ public sealed class StorageOptions
         DirectoryPath = directoryPath;
     }
 
-    /// <summary>The environment's directory; created if missing. Holds <c>cairn.data</c> (and later <c>Journals/</c>).</summary>
+    /// <summary>The environment's directory; created if missing. Holds <c>cairn.data</c> and <c>Journals/</c>.</summary>
     public string DirectoryPath { get; }
+
+    /// <summary>Where the environment logs (open, recovery, torn journal tails, slow writes, fallbacks). Null: nowhere.</summary>
+    public ILoggerFactory? LoggerFactory { get; init; }
 
     /// <summary>How long <see cref="StorageEnvironment.BeginWrite()"/> waits for the open write transaction to finish.</summary>
     public TimeSpan WriteTransactionTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
     /// <summary>
-    /// Committed page versions held in scratch memory past which the next write transaction first writes the flushable ones
-    /// to the data file (those no reader can still need the previous version of). Larger means a page
+    /// Committed page versions held in scratch memory past which the background flusher writes the flushable
+    /// ones to the data file (those no reader can still need the previous version of). Larger means a page
     /// rewritten by many commits reaches the disk fewer times: with 1,000 random puts per commit on a
     /// million keys, 256 MiB writes about a third of the bytes 64 MiB does (docs/benchmarks.md).
     /// </summary>
     public long FlushThresholdBytes { get; init; } = 256L << 20;
+
+    /// <summary>The longest a committed page version waits in scratch memory before the flusher writes it anyway.</summary>
+    public TimeSpan MaxFlushDelay { get; init; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>
+    /// The longest flushed data stays unsynced: after a flush the data file is synced (and the journals it
+    /// covers deleted) once this much time has passed since the last sync, or sooner when journals pile up.
+    /// </summary>
+    public TimeSpan SyncInterval { get; init; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>
+    /// Scratch memory (modified and committed-but-unflushed page versions) past which a new write transaction
+    /// waits for the flusher, for at most <see cref="ScratchWaitTimeout"/>. Bounds memory when commits outrun
+    /// the disk or a long-lived reader pins old versions.
+    /// </summary>
+    public long MaxScratchBytes { get; init; } = 2L << 30;
+
+    /// <summary>How long a write transaction waits for scratch memory below <see cref="MaxScratchBytes"/> before it throws.</summary>
+    public TimeSpan ScratchWaitTimeout { get; init; } = TimeSpan.FromSeconds(60);
+
+    /// <summary>Size of the first journal file; later ones grow when files fill quickly (a multiple of 4 KiB).</summary>
+    public long InitialJournalSize { get; init; } = 1L << 20;
+
+    /// <summary>Largest journal file, except that a transaction larger than this gets a file of exactly its size.</summary>
+    public long MaxJournalSize { get; init; } = 256L << 20;
+
+    /// <summary>A journal write slower than this is logged as a warning.</summary>
+    public TimeSpan SlowJournalWriteThreshold { get; init; } = TimeSpan.FromMilliseconds(500);
+
+    /// <summary>How many of the most recent I/O operations <see cref="StorageEnvironment.IoStats"/> keeps (a power of two).</summary>
+    public int IoStatsCapacity { get; init; } = 4096;
 }

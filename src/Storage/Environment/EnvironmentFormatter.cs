@@ -21,7 +21,7 @@ internal static unsafe class EnvironmentFormatter
     {
         dataFile.EnsureCapacity(InitialPages);
         using var view = dataFile.Map();
-        var empty = new EnvironmentState(0, 0, PageTable.Empty, DataFile.HeaderPages, default, DirectoryPage, view);
+        var empty = new EnvironmentState(0, 0, PageTable.Empty, DataFile.HeaderPages, default, DirectoryPage, view, default);
         var dirty = new Dictionary<long, LowLevelTransaction.DirtyRun>();
         var freeSpace = FreeSpaceMap.CreateEmpty(DirectoryPage);
         var tx = LowLevelTransaction.ForWriting(dataFile, scratch, empty, freeSpace, dirty, []);

@@ -49,10 +49,15 @@ public sealed unsafe partial class StorageEnvironment
             entries += tree.Count;
         }
 
+        // The flusher reclaims too (moving freed pages from "waiting for readers" to "waiting for the
+        // writer"): take the list under the state lock. Only the writer, which this holds, makes them available.
         var waiting = new HashSet<long>();
-        foreach (var (page, count) in _reclaimer.WaitingPages)
-            for (long p = page; p < page + count; p++)
-                waiting.Add(p);
+        lock (_stateLock)
+        {
+            foreach (var (page, count) in _reclaimer.WaitingPages)
+                for (long p = page; p < page + count; p++)
+                    waiting.Add(p);
+        }
 
         long free = 0;
         for (long page = 0; page < state.NextPageNumber; page++)

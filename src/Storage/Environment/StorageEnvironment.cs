@@ -1,26 +1,28 @@
+using Cairn.Diagnostics;
 using Cairn.Flushing;
 using Cairn.FreeSpace;
+using Cairn.Journal;
+using Cairn.Journal.Files;
 using Cairn.Paging;
 using Cairn.Transactions;
-using Cairn.Trees;
+using Microsoft.Extensions.Logging;
 
 namespace Cairn;
 
 /// <summary>
 /// An open environment: one data file of 8 KiB pages, any number of named trees, one writer and any
-/// number of snapshot readers. Readers never block the writer and never see a partial commit.
+/// number of snapshot readers. Readers never block the writer and never see a partial commit. A commit
+/// is durable when <see cref="WriteTransaction.Commit"/> returns: its journal entry has been written
+/// with one O_DIRECT|O_DSYNC write. Committed pages reach the data file later, from a background
+/// thread that flushes, syncs and then deletes the journals the sync covers; recovery on open replays
+/// whatever the data file lacks.
 /// </summary>
-/// <remarks>
-/// Commits are not yet durable one by one (the journal is the durability issue's work): committed
-/// page versions stay in scratch memory until no reader needs the data-file copy they replace, are
-/// then written to the data file, and a clean <see cref="Dispose"/> flushes everything, syncs and
-/// writes the header. After a crash the environment reopens at its last clean close.
-/// </remarks>
 public sealed unsafe partial class StorageEnvironment : IDisposable
 {
     public const string DataFileName = "cairn.data";
 
     private readonly StorageOptions _options;
+    private readonly ILogger _logger;
     private readonly DataFile _dataFile;
     private readonly HeaderStore _headers;
     private readonly ScratchAllocator _scratch;
@@ -28,66 +30,65 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
     private readonly ResourceReclaimer _reclaimer;
     private readonly FreeSpaceMap _freeSpace;
     private readonly DataFileFlusher _flusher;
+    private readonly WriteAheadJournal _journal;
+    private readonly JournalEntryWriter _entryWriter = new();
+    private readonly JournalBuffer _entryBuffer = new();
+    private readonly IoStats _ioStats;
     private readonly SemaphoreSlim _writeLock = new(1, 1);
+    // Guards publishing a state (the writer commits, the flusher removes flushed versions), the state
+    // history and the reclaimer. Held briefly; never across I/O.
+    private readonly Lock _stateLock = new();
     private readonly Dictionary<long, LowLevelTransaction.DirtyRun> _writerDirtyPages = [];
     private readonly List<(long, int)> _writerFreedPages = [];
     private readonly StateHistory _history = new();
     private readonly ReadContextPool _readContexts = new();
+    // The writer and the flusher hold reader slots too, so nothing they read is reclaimed under them.
+    private readonly int _writerSlot;
+    private readonly int _flusherSlot;
+    private readonly Guid _environmentId;
     private EnvironmentState _current;
+    private FlushThread? _flushThread;
     private int _disposed;
-    // The oldest reader's transaction when a flush last found nothing to write: until readers move
-    // on, trying again would only walk the page table for nothing on every write transaction.
-    private long _fruitlessFlushOldestReader = -1;
 
-    private StorageEnvironment(StorageOptions options, DataFile dataFile, HeaderStore headers, ScratchAllocator scratch, EnvironmentState initial, FreeSpaceMap freeSpace)
+    private StorageEnvironment(StorageOptions options, ILogger logger, IoStats ioStats, DataFile dataFile, HeaderStore headers,
+        ScratchAllocator scratch, EnvironmentState initial, FreeSpaceMap freeSpace, WriteAheadJournal journal)
     {
         _options = options;
+        _logger = logger;
+        _ioStats = ioStats;
         _dataFile = dataFile;
         _headers = headers;
         _scratch = scratch;
         _current = initial;
         _freeSpace = freeSpace;
+        _journal = journal;
         _reclaimer = new ResourceReclaimer(scratch);
         _flusher = new DataFileFlusher(dataFile);
         _history.Add(initial);
+        _writerSlot = _readers.Reserve();
+        _flusherSlot = _readers.Reserve();
+        _environmentId = headers.Current.EnvironmentId;
+        long synced = headers.Current.LastTransactionId;
+        _flushedUpTo = synced;
+        _flushedState = null;
+        _syncedUpTo = synced;
+        _lastSyncTimestamp = System.Diagnostics.Stopwatch.GetTimestamp();
     }
 
     public string DirectoryPath => _options.DirectoryPath;
 
     internal string DataFilePath => _dataFile.FilePath;
 
+    internal string JournalDirectoryPath => _journal.DirectoryPath;
+
     /// <summary>The id of the last committed transaction.</summary>
     public long LastCommittedTransactionId => Volatile.Read(ref _current).TransactionId;
 
-    /// <summary>Opens (creating if needed) the environment in <see cref="StorageOptions.DirectoryPath"/>.</summary>
-    public static StorageEnvironment Open(StorageOptions options)
-    {
-        ArgumentNullException.ThrowIfNull(options);
-        Directory.CreateDirectory(options.DirectoryPath);
-        var dataFile = DataFile.Open(Path.Combine(options.DirectoryPath, DataFileName));
-        var scratch = new ScratchAllocator();
-        try
-        {
-            var headers = new HeaderStore(dataFile);
-            if (dataFile.IsEmpty)
-                EnvironmentFormatter.Format(dataFile, headers, scratch);
-            headers.Load();
-            var header = headers.Current;
-            CheckHeaderAgainstFile(header, dataFile);
+    /// <summary>The last transaction whose pages are all in the data file and synced (what a restart need not replay).</summary>
+    public long LastSyncedTransactionId => Volatile.Read(ref _syncedUpTo);
 
-            var state = new EnvironmentState(header.LastTransactionId, epoch: 1, PageTable.Empty, header.NextPageNumber,
-                header.RootTree, header.FreeSpaceDirectoryPage, dataFile.Map());
-            var freeSpace = FreeSpaceMap.Load(LowLevelTransaction.ForReading(dataFile, scratch, state),
-                header.FreeSpaceDirectoryPage, header.NextPageNumber);
-            return new StorageEnvironment(options, dataFile, headers, scratch, state, freeSpace);
-        }
-        catch
-        {
-            scratch.Dispose();
-            dataFile.Dispose();
-            throw;
-        }
-    }
+    /// <summary>Every journal write, data-file flush and sync of this environment, most recent first out (see <see cref="Diagnostics.IoStats"/>).</summary>
+    public IoStats IoStats => _ioStats;
 
     /// <summary>Starts a read transaction on the latest committed state. It never blocks and is never blocked.</summary>
     public ReadTransaction BeginRead()
@@ -96,17 +97,26 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
         var state = Volatile.Read(ref _current);
         var context = _readContexts.TryRent()
             ?? new ReadContext(LowLevelTransaction.ForReading(_dataFile, _scratch, state), _readers.Reserve(), _readContexts);
-        while (true)
-        {
-            // The protocol of ReaderTable: publish (an interlocked exchange: a full fence), re-check.
-            _readers.Publish(context.ReaderSlot, state.Epoch);
-            var now = Volatile.Read(ref _current);
-            if (ReferenceEquals(now, state))
-                break;
-            state = now;
-        }
+        state = PublishReader(context.ReaderSlot, state);
         context.Bind(state);
         return new ReadTransaction(this, context);
+    }
+
+    /// <summary>
+    /// The protocol of <see cref="ReaderTable"/>: publish the state's epoch (an interlocked exchange: a full
+    /// fence), then re-check that the state is still current, so a reclaimer either sees the slot or the
+    /// reader sees the newer state.
+    /// </summary>
+    private EnvironmentState PublishReader(int slot, EnvironmentState state)
+    {
+        while (true)
+        {
+            _readers.Publish(slot, state.Epoch);
+            var now = Volatile.Read(ref _current);
+            if (ReferenceEquals(now, state))
+                return state;
+            state = now;
+        }
     }
 
     /// <summary>Starts the write transaction, waiting up to <see cref="StorageOptions.WriteTransactionTimeout"/> for the current one.</summary>
@@ -115,26 +125,23 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
     public WriteTransaction BeginWrite(TimeSpan timeout)
     {
         ThrowIfDisposed();
+        ThrowIfFailed();
         if (!_writeLock.Wait(timeout))
             throw new WriteTransactionTimeoutException(timeout);
         try
         {
             ThrowIfDisposed();
+            ThrowIfFailed();
+            if (_scratch.BytesInUse >= _options.MaxScratchBytes)
+                WaitForScratchMemory();
             ReclaimUnreachable();
-            // Flushing happens here, before a transaction exists, rather than at the end of the commit
-            // that crossed the threshold: a failed flush (disk full, I/O error) then fails this
-            // BeginWrite cleanly instead of making an already published commit look failed.
-            if (_scratch.BytesInUse >= _options.FlushThresholdBytes)
-            {
-                FlushToDataFile();
-                ReclaimUnreachable();
-            }
-            var state = Volatile.Read(ref _current);
+            var state = PublishReader(_writerSlot, Volatile.Read(ref _current));
             var low = LowLevelTransaction.ForWriting(_dataFile, _scratch, state, _freeSpace, _writerDirtyPages, _writerFreedPages);
             return new WriteTransaction(this, low);
         }
         catch
         {
+            _readers.MarkIdle(_writerSlot);
             _writeLock.Release();
             throw;
         }
@@ -147,177 +154,84 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
             _readers.Release(context.ReaderSlot);
     }
 
-    /// <summary>Publishes the transaction's pages as the new state. Runs on the writer, under the write lock.</summary>
-    internal void Commit(LowLevelTransaction tx)
-    {
-        try
-        {
-            if (tx.DirtyPages.Count == 0 && tx.FreedPages.Count == 0)
-            {
-                _freeSpace.Commit();
-                return;
-            }
-            tx.StampDirtyPages();
-            var current = _current;
-            long transactionId = current.TransactionId + 1;
-            var retired = _reclaimer.Rent();
-            var pages = current.Pages.ToBuilder();
-            foreach (var (pageNumber, run) in tx.DirtyPages)
-            {
-                if (current.Pages.TryGet(pageNumber, out var replaced))
-                    retired.ScratchVersions.Add((replaced.Pointer, replaced.PageCount));
-                pages.Set(pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount));
-            }
-            foreach (var (pageNumber, count) in tx.FreedPages)
-            {
-                if (current.Pages.TryGet(pageNumber, out var replaced))
-                {
-                    retired.ScratchVersions.Add((replaced.Pointer, replaced.PageCount));
-                    pages.Remove(pageNumber);
-                }
-                retired.FreedPages.Add((pageNumber, count));
-            }
-            var next = new EnvironmentState(transactionId, current.Epoch + 1, pages.ToImmutable(), tx.NextPageNumber,
-                tx.RootTree, _freeSpace.DirectoryPage, current.View);
-            Publish(next, retired);
-            _freeSpace.Commit();
-            // The table owns the page versions now.
-            tx.DirtyPages.Clear();
-            tx.FreedPages.Clear();
-            ReclaimUnreachable();
-        }
-        finally
-        {
-            _writeLock.Release();
-        }
-    }
-
-    internal void Abort(LowLevelTransaction tx)
-    {
-        try
-        {
-            tx.DiscardDirtyPages();
-            _freeSpace.Rollback();
-        }
-        finally
-        {
-            _writeLock.Release();
-        }
-    }
-
-    /// <summary>Writes flushable page versions to the data file and publishes a state without them.</summary>
-    private void FlushToDataFile()
-    {
-        var current = _current;
-        long oldestReader = _history.TransactionIdOf(_readers.OldestEpoch(current.Epoch));
-        if (oldestReader == _fruitlessFlushOldestReader)
-            return;
-        var flushed = _flusher.Flush(current, oldestReader);
-        if (flushed.Count == 0)
-        {
-            _fruitlessFlushOldestReader = oldestReader;
-            return;
-        }
-        _fruitlessFlushOldestReader = -1;
-        var retired = _reclaimer.Rent();
-        var pages = current.Pages.ToBuilder();
-        foreach (var (pageNumber, version) in flushed)
-        {
-            pages.Remove(pageNumber);
-            retired.ScratchVersions.Add((version.Pointer, version.PageCount));
-        }
-        var view = current.View;
-        if (_dataFile.PageCount != view.PageCount)
-        {
-            retired.View = view;
-            view = _dataFile.Map();
-        }
-        Publish(new EnvironmentState(current.TransactionId, current.Epoch + 1, pages.ToImmutable(), current.NextPageNumber,
-            current.RootTree, current.FreeSpaceDirectoryPage, view), retired);
-    }
-
-    private void Publish(EnvironmentState next, RetiredResources retired)
-    {
-        _history.Add(next);
-        Volatile.Write(ref _current, next);
-        _reclaimer.Retire(next.Epoch, retired);
-    }
-
-    private void ReclaimUnreachable()
-    {
-        long oldest = _readers.OldestEpoch(Volatile.Read(ref _current).Epoch);
-        _reclaimer.Reclaim(oldest, _freeSpace);
-        _history.Forget(oldest);
-    }
-
-    private static void CheckHeaderAgainstFile(FileHeader header, DataFile dataFile)
-    {
-        if (header.NextPageNumber < DataFile.HeaderPages || header.NextPageNumber > dataFile.PageCount)
-            throw new StorageFormatException(dataFile.FilePath, 0,
-                $"the header counts {header.NextPageNumber} pages in use but the file holds {dataFile.PageCount} (truncated file?)");
-        if (header.RootTree.RootPage < DataFile.HeaderPages || header.RootTree.RootPage >= header.NextPageNumber ||
-            header.FreeSpaceDirectoryPage < DataFile.HeaderPages || header.FreeSpaceDirectoryPage >= header.NextPageNumber)
-            throw new StorageFormatException(dataFile.FilePath, 0, "the header points at pages outside the file");
-    }
-
     private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
 
     /// <summary>
-    /// Test hook: closes every file as a killed process would leave them, without flushing, syncing or
-    /// writing the header (the page cache keeps what was written, as it does when a process dies).
-    /// </summary>
-    internal void SimulateProcessCrash()
-    {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0)
-            return;
-        _readContexts.Clear();
-        _reclaimer.ReclaimAll(_freeSpace);
-        foreach (var (_, version) in _current.Pages)
-            _scratch.Free((byte*)version.Pointer, version.PageCount);
-        _current.View.Dispose();
-        _scratch.Dispose();
-        _dataFile.Dispose();
-    }
-
-    /// <summary>
-    /// Flushes every committed page, syncs the data file and writes the header, so the environment
-    /// reopens with all its data. Throws <see cref="LiveTransactionsException"/> if transactions are open.
+    /// Stops the background thread, then, unless the environment has failed, flushes every committed
+    /// page, syncs the data file, writes the header and deletes the journals, so the environment
+    /// reopens without replaying anything. A failed environment closes its files as they are (recovery
+    /// decides at the next open). Throws <see cref="LiveTransactionsException"/> if transactions are open.
     /// </summary>
     public void Dispose()
     {
         if (Volatile.Read(ref _disposed) != 0)
             return;
-        int readers = _readers.ActiveCount;
         bool writerOpen = !_writeLock.Wait(0);
+        int readers = _readers.ActiveCount - (_readers.IsActive(_flusherSlot) ? 1 : 0) - (writerOpen && _readers.IsActive(_writerSlot) ? 1 : 0);
         if (readers > 0 || writerOpen)
         {
             if (!writerOpen)
                 _writeLock.Release();
             throw new LiveTransactionsException(readers, writerOpen);
         }
-        Interlocked.Exchange(ref _disposed, 1);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        string how = "";
         try
         {
-            FlushToDataFile();
-            _dataFile.Sync();
-            var current = _current;
-            var header = _headers.Current;
-            header.LastTransactionId = current.TransactionId;
-            header.NextPageNumber = current.NextPageNumber;
-            header.RootTree = current.RootTree;
-            header.FreeSpaceDirectoryPage = current.FreeSpaceDirectoryPage;
-            _headers.Write(header);
+            _flushThread?.Stop();
+            if (Volatile.Read(ref _failure) is null)
+            {
+                lock (_flushGate)
+                {
+                    FlushOnce();
+                    SyncOnce();
+                    var (deleted, recycled) = _journal.ReleaseAll();
+                    how = $", clean (journals: {deleted} deleted, {recycled} kept for reuse)";
+                }
+            }
+            else
+            {
+                how = ", failed: the next open recovers from the journals";
+            }
         }
         finally
         {
-            _readContexts.Clear();
-            _reclaimer.ReclaimAll(_freeSpace);
+            Log.EnvironmentClosed(_logger, DirectoryPath, _current.TransactionId, how);
+            ReleaseResources();
+        }
+    }
+
+    /// <summary>
+    /// Test hook: stops the background thread and closes every file as a killed process would leave
+    /// them, without flushing, syncing or writing the header (the page cache keeps what was written, as
+    /// it does when a process dies).
+    /// </summary>
+    internal void SimulateProcessCrash()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        _flushThread?.Stop();
+        ReleaseResources();
+    }
+
+    private void ReleaseResources()
+    {
+        _flushThread?.Dispose();
+        _readContexts.Clear();
+        lock (_stateLock)
+        {
+            _reclaimer.ReclaimAll();
             foreach (var (_, version) in _current.Pages)
                 _scratch.Free((byte*)version.Pointer, version.PageCount);
             _current.View.Dispose();
-            _scratch.Dispose();
-            _dataFile.Dispose();
-            _writeLock.Dispose();
+            _history.Clear();
         }
+        _journal.Dispose();
+        _entryWriter.Dispose();
+        _entryBuffer.Dispose();
+        _scratch.Dispose();
+        _dataFile.Dispose();
+        _writeLock.Dispose();
     }
 }

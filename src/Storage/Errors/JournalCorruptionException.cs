@@ -1,17 +1,47 @@
 namespace Cairn;
 
 /// <summary>
-/// A journal entry whose header and payload hash are valid holds page records that cannot be
-/// applied: a record or diff operation points outside its page, lengths disagree, or the payload
-/// does not decompress. The hashes make this a writer bug rather than a torn write.
+/// The journal cannot be trusted at a place where recovery needs it: an entry whose hashes are valid
+/// holds records that cannot be applied (a writer bug rather than a torn write), an invalid entry is
+/// followed by valid ones (damage in the middle of the log, not a torn tail), transactions are missing
+/// (a deleted journal), or an entry belongs to another environment. Recovery stops and changes nothing
+/// it has not already checked; the message names the journal file and the offset.
 /// </summary>
-public sealed class JournalCorruptionException(long entryOffset, long transactionId, string problem)
-    : IOException($"Journal entry at offset {entryOffset} (transaction {transactionId}) is corrupt: {problem}")
+public sealed class JournalCorruptionException : IOException
 {
-    /// <summary>Where the entry starts in its journal (as the caller gave it).</summary>
-    public long EntryOffset { get; } = entryOffset;
+    public JournalCorruptionException(long entryOffset, long transactionId, string problem)
+        : this(null, entryOffset, transactionId, problem)
+    {
+    }
 
-    public long TransactionId { get; } = transactionId;
+    public JournalCorruptionException(string? filePath, long entryOffset, long transactionId, string problem, Exception? inner = null)
+        : base(Describe(filePath, entryOffset, transactionId, problem), inner)
+    {
+        FilePath = filePath;
+        EntryOffset = entryOffset;
+        TransactionId = transactionId;
+        Problem = problem;
+    }
 
-    public string Problem { get; } = problem;
+    /// <summary>The journal file, when known.</summary>
+    public string? FilePath { get; }
+
+    /// <summary>Where the entry starts in its journal.</summary>
+    public long EntryOffset { get; }
+
+    /// <summary>The entry's transaction, or -1 when the entry's header could not be trusted.</summary>
+    public long TransactionId { get; }
+
+    public string Problem { get; }
+
+    /// <summary>The same problem, now that the caller knows which file it was in.</summary>
+    internal JournalCorruptionException InFile(string filePath)
+        => FilePath is null ? new JournalCorruptionException(filePath, EntryOffset, TransactionId, Problem, this) : this;
+
+    private static string Describe(string? filePath, long offset, long transactionId, string problem)
+    {
+        string where = filePath is null ? $"Journal entry at offset {offset}" : $"Journal '{filePath}' at offset {offset}";
+        string transaction = transactionId >= 0 ? $" (transaction {transactionId})" : "";
+        return $"{where}{transaction} is corrupt: {problem}";
+    }
 }

@@ -99,6 +99,22 @@ internal sealed unsafe class DataFile : IDisposable
             _validated.MarkValidated(run.Offset >> StorageConstants.PageShift, (int)(run.Length >> StorageConstants.PageShift));
     }
 
+    /// <summary>
+    /// Writes runs whose content is not final yet (recovery spilling half-replayed pages): they are not
+    /// marked validated, because a later <see cref="ValidateWrittenRun"/> must check what they end up as.
+    /// </summary>
+    public void WritePagesUnvalidated(ReadOnlySpan<PalWriteOp> runs) => _file.WriteGather(runs);
+
+    /// <summary>Validates a run this process wrote, through the map, and records it as validated.</summary>
+    public void ValidateWrittenRun(MappedView view, long pageNumber, int pageCount)
+    {
+        if (pageNumber + pageCount > view.PageCount)
+            ThrowOutOfRange(pageNumber + pageCount - 1, view.PageCount);
+        PageChecksum.Validate(view.Base + (pageNumber << StorageConstants.PageShift), pageNumber, view.PageCount, FilePath);
+        _validated.MarkValidated(pageNumber, pageCount);
+    }
+
+    /// <summary>fdatasync through the data-file writer (io_uring, at the writer's I/O priority).</summary>
     public void Sync() => _file.SyncGather();
 
     public FileHeader? ReadHeader(int slot)

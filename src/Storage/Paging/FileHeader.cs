@@ -28,8 +28,12 @@ internal struct FileHeader
     public long NextPageNumber;
     public long FreeSpaceDirectoryPage;
     public TreeState RootTree;
-    public long Reserved1;
-    public long Reserved2;
+    /// <summary>
+    /// Where recovery starts reading: the journal (sequence number) and offset just past the entry of
+    /// <see cref="LastTransactionId"/>. Zero when no journal entry has been synced yet: then every journal is read.
+    /// </summary>
+    public long JournalSequence;
+    public long JournalOffset;
     public long Reserved3;
     public long Reserved4;
     /// <summary>XXH64 of every byte before it, seeded with <see cref="MagicValue"/>.</summary>

@@ -1,3 +1,4 @@
+using Cairn.Journal;
 using Cairn.Paging;
 using Cairn.Trees;
 
@@ -15,7 +16,8 @@ internal sealed class EnvironmentState(
     long nextPageNumber,
     TreeState rootTree,
     long freeSpaceDirectoryPage,
-    MappedView view)
+    MappedView view,
+    JournalPosition journalPosition)
 {
     /// <summary>The last committed transaction this state shows.</summary>
     public long TransactionId { get; } = transactionId;
@@ -33,4 +35,11 @@ internal sealed class EnvironmentState(
     public long FreeSpaceDirectoryPage { get; } = freeSpaceDirectoryPage;
 
     public MappedView View { get; } = view;
+
+    /// <summary>Just past the journal entry of <see cref="TransactionId"/> (where recovery resumes once this state is synced).</summary>
+    public JournalPosition JournalPosition { get; } = journalPosition;
+
+    /// <summary>The same transaction with another page table and view: what a flush publishes.</summary>
+    public EnvironmentState WithPages(long epoch, PageTable pages, MappedView view)
+        => new(TransactionId, epoch, pages, NextPageNumber, RootTree, FreeSpaceDirectoryPage, view, JournalPosition);
 }

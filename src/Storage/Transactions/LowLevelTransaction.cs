@@ -24,8 +24,11 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess
     private static readonly Dictionary<long, DirtyRun> s_readerDirtyPages = [];
     private static readonly List<(long, int)> s_readerFreedPages = [];
 
-    /// <summary>A page (run) this transaction created or modified, private to it until commit.</summary>
-    internal readonly record struct DirtyRun(nint Pointer, int PageCount);
+    /// <summary>
+    /// A page (run) this transaction created or modified, private to it until commit. <see cref="IsNew"/>:
+    /// allocated by this transaction, so it has no previous version to diff its journal record against.
+    /// </summary>
+    internal readonly record struct DirtyRun(nint Pointer, int PageCount, bool IsNew);
 
     private LowLevelTransaction(DataFile dataFile, ScratchAllocator scratch, EnvironmentState state, FreeSpaceMap? freeSpace,
         Dictionary<long, DirtyRun>? dirty, List<(long, int)>? freed)
@@ -80,6 +83,14 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess
         return _dataFile.GetPage(_state.View, pageNumber);
     }
 
+    /// <summary>The page as the state this transaction started from has it, ignoring this transaction's own changes.</summary>
+    public byte* GetCommittedPage(long pageNumber)
+    {
+        if (_state.Pages.TryGet(pageNumber, out var version))
+            return (byte*)version.Pointer;
+        return _dataFile.GetPage(_state.View, pageNumber);
+    }
+
     public byte* ModifyPage(long pageNumber)
     {
         EnsureWritable();
@@ -89,7 +100,7 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess
         int count = PageChecksum.RunLength(committed);
         byte* copy = _scratch.Allocate(count);
         Buffer.MemoryCopy(committed, copy, (long)count * StorageConstants.PageSize, (long)count * StorageConstants.PageSize);
-        _dirty[pageNumber] = new DirtyRun((nint)copy, count);
+        _dirty[pageNumber] = new DirtyRun((nint)copy, count, IsNew: false);
         return copy;
     }
 
@@ -106,7 +117,7 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess
     {
         byte* page = _scratch.AllocateZeroed(count);
         ((PageHeader*)page)->PageNumber = pageNumber;
-        _dirty[pageNumber] = new DirtyRun((nint)page, count);
+        _dirty[pageNumber] = new DirtyRun((nint)page, count, IsNew: true);
         return page;
     }
 

@@ -80,6 +80,9 @@ internal sealed class ReaderTable
 
     public void Release(int slot) => Volatile.Write(ref SlotAt(slot), Free);
 
+    /// <summary>Whether a held slot currently publishes an epoch (its holder is inside a transaction).</summary>
+    public bool IsActive(int slot) => Volatile.Read(ref SlotAt(slot)) > Free;
+
     /// <summary>The oldest epoch any reader uses, or <paramref name="currentEpoch"/> when none is older.</summary>
     public long OldestEpoch(long currentEpoch)
     {

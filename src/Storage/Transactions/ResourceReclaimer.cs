@@ -24,14 +24,22 @@ internal sealed class RetiredResources
     }
 }
 
-/// <summary>Keeps retired resources by the epoch that retired them and frees them when safe.</summary>
+/// <summary>
+/// Keeps retired resources by the epoch that retired them and frees them when safe. Both the writer
+/// and the background flusher publish states, so every call happens under the environment's state
+/// lock. Memory and mappings are freed by whoever reclaims; freed page numbers only become
+/// allocatable through <see cref="ReleaseFreedPages"/>, which the writer calls, because the
+/// free-space mirror belongs to the write transaction.
+/// </summary>
 internal sealed unsafe class ResourceReclaimer(ScratchAllocator scratch)
 {
     private readonly Queue<(long Epoch, RetiredResources Resources)> _pending = new();
     private readonly Stack<RetiredResources> _recycled = new();
+    private readonly List<(long PageNumber, int Count)> _releasable = [];
 
-    /// <summary>Pages freed but not yet reusable because a reader may still see them (for the verifier).</summary>
-    public IEnumerable<(long PageNumber, int Count)> WaitingPages => _pending.SelectMany(p => p.Resources.FreedPages);
+    /// <summary>Pages freed but not yet reusable because a reader may still see them, or the writer has not taken them yet (for the verifier).</summary>
+    public IEnumerable<(long PageNumber, int Count)> WaitingPages
+        => _pending.SelectMany(p => p.Resources.FreedPages).Concat(_releasable);
 
     public RetiredResources Rent() => _recycled.TryPop(out var r) ? r : new RetiredResources();
 
@@ -45,7 +53,7 @@ internal sealed unsafe class ResourceReclaimer(ScratchAllocator scratch)
     }
 
     /// <summary>Frees everything retired at or before <paramref name="oldestReaderEpoch"/>: no reader can reach it.</summary>
-    public void Reclaim(long oldestReaderEpoch, FreeSpaceMap freeSpace)
+    public void Reclaim(long oldestReaderEpoch)
     {
         while (_pending.TryPeek(out var entry) && entry.Epoch <= oldestReaderEpoch)
         {
@@ -53,14 +61,25 @@ internal sealed unsafe class ResourceReclaimer(ScratchAllocator scratch)
             var resources = entry.Resources;
             foreach (var (pointer, count) in resources.ScratchVersions)
                 scratch.Free((byte*)pointer, count);
-            foreach (var (page, count) in resources.FreedPages)
-                freeSpace.Release(page, count);
+            _releasable.AddRange(resources.FreedPages);
             resources.View?.Dispose();
             resources.Clear();
             _recycled.Push(resources);
         }
     }
 
+    /// <summary>Makes reclaimed page numbers allocatable. Only the writer (which owns the mirror) calls this.</summary>
+    public void ReleaseFreedPages(FreeSpaceMap freeSpace)
+    {
+        foreach (var (page, count) in _releasable)
+            freeSpace.Release(page, count);
+        _releasable.Clear();
+    }
+
     /// <summary>At dispose: no reader is left, so everything goes.</summary>
-    public void ReclaimAll(FreeSpaceMap freeSpace) => Reclaim(long.MaxValue, freeSpace);
+    public void ReclaimAll()
+    {
+        Reclaim(long.MaxValue);
+        _releasable.Clear();
+    }
 }

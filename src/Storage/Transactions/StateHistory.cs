@@ -1,30 +1,30 @@
 namespace Cairn.Transactions;
 
 /// <summary>
-/// The transaction id of every published state a reader may still hold, by epoch, so the flusher can
-/// turn "the oldest reader's epoch" into "the oldest transaction a reader sees".
+/// Every published state a reader may still hold, oldest first, so the flusher can turn "the oldest
+/// reader's epoch" into the state that reader sees. Not thread-safe: the environment guards it.
 /// </summary>
 internal sealed class StateHistory
 {
-    private readonly Queue<(long Epoch, long TransactionId)> _states = new();
+    private readonly Queue<EnvironmentState> _states = new();
 
-    public void Add(EnvironmentState state) => _states.Enqueue((state.Epoch, state.TransactionId));
+    public void Add(EnvironmentState state) => _states.Enqueue(state);
 
     /// <summary>
-    /// The transaction id of the newest state at or before <paramref name="epoch"/>. An epoch older
-    /// than any kept belongs to a reader that lost its publication race and will move to the current
-    /// state, so the oldest kept state answers for it.
+    /// The newest state at or before <paramref name="epoch"/>. An epoch older than any kept belongs to
+    /// a reader that lost its publication race and will move to the current state, so the oldest kept
+    /// state answers for it.
     /// </summary>
-    public long TransactionIdOf(long epoch)
+    public EnvironmentState StateAt(long epoch)
     {
-        long answer = -1;
-        foreach (var (e, transactionId) in _states)
+        EnvironmentState? answer = null;
+        foreach (var state in _states)
         {
-            if (e > epoch)
+            if (state.Epoch > epoch)
                 break;
-            answer = transactionId;
+            answer = state;
         }
-        return answer >= 0 ? answer : _states.Peek().TransactionId;
+        return answer ?? _states.Peek();
     }
 
     /// <summary>Drops states older than the oldest one a reader uses (the newest is always kept).</summary>
@@ -33,4 +33,6 @@ internal sealed class StateHistory
         while (_states.Count > 1 && _states.Peek().Epoch < oldestReaderEpoch)
             _states.Dequeue();
     }
+
+    public void Clear() => _states.Clear();
 }

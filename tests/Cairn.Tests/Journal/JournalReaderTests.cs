@@ -315,7 +315,7 @@ public unsafe class JournalReaderTests
                         body[at..].Clear(); // lose the rest
                 }
                 JournalTestEntries.Reseal(copy);
-                using var target = Prepared(changes);
+                using var target = Prepared(changes, allowUnknownDiffBases: true);
                 try
                 {
                     JournalTestEntries.Apply(reader, copy, target);
@@ -339,9 +339,9 @@ public unsafe class JournalReaderTests
         Check.One(Config.QuickThrowOnFailure.WithMaxTest(500), property);
     }
 
-    private static MemoryTarget Prepared(PageChange[] changes)
+    private static MemoryTarget Prepared(PageChange[] changes, bool allowUnknownDiffBases = false)
     {
-        var target = new MemoryTarget();
+        var target = new MemoryTarget { AllowUnknownDiffBases = allowUnknownDiffBases };
         foreach (var change in changes)
             target.Set(change.PageNumber, change.Previous ?? new byte[change.Current.Length]);
         return target;

@@ -1,0 +1,88 @@
+using Microsoft.Extensions.Logging;
+
+namespace Cairn.Diagnostics;
+
+/// <summary>
+/// Everything the engine logs, source-generated (no boxing, no formatting when the level is off).
+/// Event ids are stable and documented in docs/design.md ("Logging"): tools may filter on them.
+/// </summary>
+internal static partial class Log
+{
+    public const string Category = "Cairn.StorageEnvironment";
+
+    [LoggerMessage(EventId = 1000, Level = LogLevel.Information,
+        Message = "Opened environment {Directory} at transaction {TransactionId} ({DataPages} data pages, {RecoveredTransactions} transactions recovered) in {ElapsedMs:F1} ms")]
+    public static partial void EnvironmentOpened(ILogger logger, string directory, long transactionId, long dataPages, long recoveredTransactions, double elapsedMs);
+
+    [LoggerMessage(EventId = 1001, Level = LogLevel.Information,
+        Message = "Closed environment {Directory} at transaction {TransactionId}{How}")]
+    public static partial void EnvironmentClosed(ILogger logger, string directory, long transactionId, string how);
+
+    [LoggerMessage(EventId = 1100, Level = LogLevel.Information,
+        Message = "Recovering {Directory}: the data file holds transactions up to {SyncedTransaction}; reading {JournalCount} journal(s) from {FirstJournal} at offset {Offset}")]
+    public static partial void RecoveryStarting(ILogger logger, string directory, long syncedTransaction, int journalCount, string firstJournal, long offset);
+
+    [LoggerMessage(EventId = 1101, Level = LogLevel.Information,
+        Message = "Recovery: {Journal} done, {Transactions} transactions replayed so far ({Bytes} bytes read)")]
+    public static partial void RecoveryProgress(ILogger logger, string journal, long transactions, long bytes);
+
+    [LoggerMessage(EventId = 1102, Level = LogLevel.Information,
+        Message = "Recovery replayed {Transactions} transactions ({FirstTransaction}..{LastTransaction}), {Bytes} journal bytes, {Pages} distinct page runs ({Spills} spills to the data file), in {ElapsedMs:F1} ms ({MegabytesPerSecond:F0} MB/s)")]
+    public static partial void RecoveryCompleted(ILogger logger, long transactions, long firstTransaction, long lastTransaction, long bytes, long pages, int spills, double elapsedMs, double megabytesPerSecond);
+
+    [LoggerMessage(EventId = 1103, Level = LogLevel.Warning,
+        Message = "Journal {Journal} ends with an incomplete or stale entry at offset {Offset} ({Reason}); nothing after it belongs to a later transaction, so the log ends there: {DiscardedBytes} bytes were cut off and transactions up to {LastTransaction} were recovered")]
+    public static partial void TornJournalTail(ILogger logger, string journal, long offset, string reason, long discardedBytes, long lastTransaction);
+
+    [LoggerMessage(EventId = 1104, Level = LogLevel.Debug,
+        Message = "Deleted {Count} journal(s) that the data file already covers")]
+    public static partial void ObsoleteJournalsDeleted(ILogger logger, int count);
+
+    [LoggerMessage(EventId = 1200, Level = LogLevel.Warning,
+        Message = "Journal write of {Bytes} bytes to {Journal} took {ElapsedMs:F1} ms (transactions {FirstTransaction}..{LastTransaction})")]
+    public static partial void SlowJournalWrite(ILogger logger, long bytes, string journal, double elapsedMs, long firstTransaction, long lastTransaction);
+
+    [LoggerMessage(EventId = 1201, Level = LogLevel.Debug,
+        Message = "Journal {Journal}: {Size} bytes, {How}")]
+    public static partial void JournalCreated(ILogger logger, string journal, long size, string how);
+
+    [LoggerMessage(EventId = 1202, Level = LogLevel.Warning,
+        Message = "The file system of {Journal} refuses O_DIRECT: journal writes go through the page cache with O_DSYNC (still durable, slower)")]
+    public static partial void JournalDirectIoFallback(ILogger logger, string journal);
+
+    [LoggerMessage(EventId = 1300, Level = LogLevel.Information,
+        Message = "Data-file writes use {Backend}")]
+    public static partial void DataFileWriterBackend(ILogger logger, string backend);
+
+    [LoggerMessage(EventId = 1301, Level = LogLevel.Warning,
+        Message = "Data-file writes fall back to {Backend}: {Reason}")]
+    public static partial void DataFileWriterFallback(ILogger logger, string backend, string reason);
+
+    [LoggerMessage(EventId = 1302, Level = LogLevel.Information,
+        Message = "Durability probe of {Directory}: file system type 0x{FileSystemType:x}, O_DIRECT {DirectIo}, {FreeBytes} bytes free")]
+    public static partial void DurabilityProbe(ILogger logger, string directory, long fileSystemType, bool directIo, long freeBytes);
+
+    [LoggerMessage(EventId = 1303, Level = LogLevel.Warning,
+        Message = "{Directory} is on a volatile file system (tmpfs or ramfs): fsync and O_DIRECT prove nothing there, and committed data does not survive a reboot")]
+    public static partial void VolatileFileSystem(ILogger logger, string directory);
+
+    [LoggerMessage(EventId = 1400, Level = LogLevel.Warning,
+        Message = "Flushing to {DataFile} is postponed: {Reason}. Commits continue in the journal; the flush is retried")]
+    public static partial void FlushPostponed(ILogger logger, string dataFile, string reason);
+
+    [LoggerMessage(EventId = 1401, Level = LogLevel.Error,
+        Message = "Environment {Directory} failed while {Operation}: no more write transactions until it is reopened")]
+    public static partial void EnvironmentFailed(ILogger logger, Exception exception, string directory, string operation);
+
+    [LoggerMessage(EventId = 1402, Level = LogLevel.Warning,
+        Message = "A write transaction waits for scratch memory: {BytesInUse} bytes in use, limit {Limit}")]
+    public static partial void ScratchPressure(ILogger logger, long bytesInUse, long limit);
+
+    [LoggerMessage(EventId = 1403, Level = LogLevel.Warning,
+        Message = "A commit failed because the disk is full ({Journal}): the transaction was rolled back, earlier commits are intact, and writes continue once space is available")]
+    public static partial void CommitFailedDiskFull(ILogger logger, Exception exception, string journal);
+
+    [LoggerMessage(EventId = 1500, Level = LogLevel.Debug,
+        Message = "Synced the data file up to transaction {TransactionId} in {ElapsedMs:F1} ms; {DeletedJournals} journal(s) deleted, {RecycledJournals} kept for reuse")]
+    public static partial void DataFileSynced(ILogger logger, long transactionId, double elapsedMs, int deletedJournals, int recycledJournals);
+}

@@ -1,0 +1,139 @@
+using System.Diagnostics;
+using Cairn.Diagnostics;
+using Cairn.Flushing;
+using Cairn.FreeSpace;
+using Cairn.Journal.Files;
+using Cairn.Pal;
+using Cairn.Paging;
+using Cairn.Recovery;
+using Cairn.Transactions;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace Cairn;
+
+public sealed unsafe partial class StorageEnvironment
+{
+    /// <summary>
+    /// Opens (creating if needed) the environment in <see cref="StorageOptions.DirectoryPath"/>. If the
+    /// last process did not close it cleanly, the journals are replayed first: every transaction whose
+    /// commit returned is there afterwards, and nothing of one that did not return is half there.
+    /// </summary>
+    /// <exception cref="EnvironmentLockedException">Another process (or instance) has it open.</exception>
+    /// <exception cref="JournalCorruptionException">A journal is damaged where recovery needs it (the message names the file and offset).</exception>
+    /// <exception cref="PageCorruptionException">A page does not validate.</exception>
+    /// <exception cref="StorageFormatException">The data file is not a Cairn data file, or both header copies are damaged.</exception>
+    public static StorageEnvironment Open(StorageOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        long started = Stopwatch.GetTimestamp();
+        var logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger(Log.Category);
+        var sizing = new JournalSizing(options.InitialJournalSize, options.MaxJournalSize);
+        if (options.IoStatsCapacity < 16 || (options.IoStatsCapacity & (options.IoStatsCapacity - 1)) != 0)
+            throw new ArgumentOutOfRangeException(nameof(options), options.IoStatsCapacity, "IoStatsCapacity must be a power of two of at least 16");
+
+        string directory = options.DirectoryPath;
+        string journals = Path.Combine(directory, JournalFileName.DirectoryName);
+        bool newDirectories = !Directory.Exists(journals);
+        Directory.CreateDirectory(journals);
+        ProbeDurability(directory, logger);
+        ReportWriterBackend(logger);
+
+        var dataFile = DataFile.Open(Path.Combine(directory, DataFileName));
+        var scratch = new ScratchAllocator();
+        RecoveryResult? recovery = null;
+        PageTable? pages = null;
+        try
+        {
+            var headers = new HeaderStore(dataFile);
+            if (dataFile.IsEmpty)
+            {
+                EnvironmentFormatter.Format(dataFile, headers, scratch);
+                newDirectories = true;
+            }
+            if (newDirectories)
+            {
+                // New names (the data file, Journals/) must survive a crash like their contents.
+                PalFileSystem.SyncDirectory(directory);
+                string? parent = Path.GetDirectoryName(Path.GetFullPath(directory));
+                if (parent is not null)
+                    PalFileSystem.SyncDirectory(parent);
+            }
+            headers.Load();
+            var header = headers.Current;
+            CheckHeaderAgainstFile(header, dataFile);
+
+            long recoveryBudget = Math.Min(options.MaxScratchBytes / 2, Math.Max(options.FlushThresholdBytes, 64L << 20));
+            recovery = JournalRecovery.Run(journals, header, dataFile, scratch, recoveryBudget, logger);
+            var builder = PageTable.Empty.ToBuilder();
+            foreach (var (pageNumber, version) in recovery.Pages)
+                builder.Set(pageNumber, version);
+            pages = builder.ToImmutable();
+
+            var last = recovery.LastEntry;
+            var state = new EnvironmentState(recovery.LastTransactionId, epoch: 1, pages,
+                last?.NextPageNumber ?? header.NextPageNumber, last?.RootTree ?? header.RootTree,
+                last?.FreeSpaceDirectoryPage ?? header.FreeSpaceDirectoryPage, dataFile.Map(), recovery.Position);
+            var freeSpace = FreeSpaceMap.Load(LowLevelTransaction.ForReading(dataFile, scratch, state),
+                state.FreeSpaceDirectoryPage, state.NextPageNumber);
+            var ioStats = new IoStats(options.IoStatsCapacity);
+            var journal = new WriteAheadJournal(journals, sizing, ioStats, logger, options.SlowJournalWriteThreshold,
+                recovery.NextSequence, recovery.RetainedJournals, recovery.RecyclableJournals, recovery.NextRecyclableNumber);
+            var environment = new StorageEnvironment(options, logger, ioStats, dataFile, headers, scratch, state, freeSpace, journal);
+            if (recovery.TransactionsReplayed > 0)
+                environment._unflushedSince = Stopwatch.GetTimestamp();
+            environment._flushThread = new FlushThread("cairn-flusher", environment.RunFlushCycle);
+            Log.EnvironmentOpened(logger, directory, state.TransactionId, dataFile.PageCount, recovery.TransactionsReplayed,
+                Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+            return environment;
+        }
+        catch
+        {
+            if (pages is not null)
+            {
+                foreach (var (_, version) in pages)
+                    scratch.Free((byte*)version.Pointer, version.PageCount);
+            }
+            else if (recovery is not null)
+            {
+                foreach (var (_, version) in recovery.Pages)
+                    scratch.Free((byte*)version.Pointer, version.PageCount);
+            }
+            scratch.Dispose();
+            dataFile.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>Logs what the directory's file system offers; tmpfs makes every durability promise void.</summary>
+    private static void ProbeDurability(string directory, ILogger logger)
+    {
+        if (!logger.IsEnabled(LogLevel.Warning))
+            return;
+        var info = PalFileSystem.GetInfo(directory);
+        Log.DurabilityProbe(logger, directory, info.FileSystemType, info.SupportsDirectIO, info.FreeBytes);
+        if (info.IsVolatile)
+            Log.VolatileFileSystem(logger, directory);
+    }
+
+    private static void ReportWriterBackend(ILogger logger)
+    {
+        if (!logger.IsEnabled(LogLevel.Information))
+            return;
+        var backend = PalIo.GetBackend();
+        if (backend.SetupError != 0)
+            Log.DataFileWriterFallback(logger, backend.Backend.ToString(), $"io_uring is unavailable (OS error {backend.SetupError}: {PalErrors.DescribeOsError(backend.SetupError)})");
+        else
+            Log.DataFileWriterBackend(logger, backend.Backend.ToString());
+    }
+
+    private static void CheckHeaderAgainstFile(FileHeader header, DataFile dataFile)
+    {
+        if (header.NextPageNumber < DataFile.HeaderPages || header.NextPageNumber > dataFile.PageCount)
+            throw new StorageFormatException(dataFile.FilePath, 0,
+                $"the header counts {header.NextPageNumber} pages in use but the file holds {dataFile.PageCount} (truncated file?)");
+        if (header.RootTree.RootPage < DataFile.HeaderPages || header.RootTree.RootPage >= header.NextPageNumber ||
+            header.FreeSpaceDirectoryPage < DataFile.HeaderPages || header.FreeSpaceDirectoryPage >= header.NextPageNumber)
+            throw new StorageFormatException(dataFile.FilePath, 0, "the header points at pages outside the file");
+    }
+}

@@ -1,0 +1,272 @@
+using System.Diagnostics;
+using System.Runtime.InteropServices;
+using Cairn.Diagnostics;
+using Cairn.Pal;
+using Microsoft.Extensions.Logging;
+
+namespace Cairn.Journal.Files;
+
+/// <summary>
+/// The environment's journal files: appends each commit's entry with one O_DIRECT|O_DSYNC write to the
+/// active file, starts a new file (a recycled one when it can) when an entry does not fit, and deletes
+/// or recycles files once a data-file sync covers them. The writer appends; the flusher releases;
+/// a lock keeps the two apart (neither holds it long).
+/// </summary>
+internal sealed unsafe class WriteAheadJournal : IDisposable
+{
+    private const int MaxRecyclable = 2;
+
+    private readonly string _directory;
+    private readonly JournalSizing _sizing;
+    private readonly IoStats _ioStats;
+    private readonly ILogger _logger;
+    private readonly TimeSpan _slowWrite;
+    private readonly List<RetainedJournal> _retained;
+    private readonly List<RecyclableJournal> _recyclable;
+    private readonly Lock _gate = new();
+    private byte* _zeroBlock;
+    private JournalFile? _active;
+    private long _nextSequence;
+    private long _nextRecyclableNumber;
+    private bool _warnedDirectFallback;
+
+    public WriteAheadJournal(string directory, JournalSizing sizing, IoStats ioStats, ILogger logger, TimeSpan slowWrite,
+        long nextSequence, IEnumerable<RetainedJournal> retained, IEnumerable<RecyclableJournal> recyclable, long nextRecyclableNumber)
+    {
+        _directory = directory;
+        _sizing = sizing;
+        _ioStats = ioStats;
+        _logger = logger;
+        _slowWrite = slowWrite;
+        _nextSequence = nextSequence;
+        _retained = [.. retained];
+        _recyclable = [.. recyclable];
+        _nextRecyclableNumber = nextRecyclableNumber;
+        _zeroBlock = (byte*)NativeMemory.AlignedAlloc(JournalEntryHeader.Alignment, JournalEntryHeader.Alignment);
+        NativeMemory.Clear(_zeroBlock, JournalEntryHeader.Alignment);
+    }
+
+    public string DirectoryPath => _directory;
+
+    /// <summary>Bytes of journal files on disk that recovery may have to read (the active one and those awaiting a sync).</summary>
+    public long RetainedBytes
+    {
+        get
+        {
+            lock (_gate)
+            {
+                long bytes = _active?.Size ?? 0;
+                foreach (var journal in _retained)
+                    bytes += journal.Size;
+                return bytes;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Writes one aligned entry durably and returns the position just past it. A full disk fails the
+    /// append cleanly (<see cref="DiskFullException"/>: nothing of it can be replayed, the next append
+    /// reuses its place); any other failure throws <see cref="JournalWriteFatalException"/>.
+    /// </summary>
+    public JournalPosition Append(byte* entry, long length, long firstTransactionId, long lastTransactionId, int transactionCount)
+    {
+        lock (_gate)
+        {
+            if (_active is null || !_active.Fits(length))
+                SwitchFile(length);
+            var journal = _active!;
+            long offset = journal.WritePosition;
+            long start = Stopwatch.GetTimestamp();
+            try
+            {
+                journal.Append(entry, length, firstTransactionId, lastTransactionId);
+            }
+            catch (PalIOException e)
+            {
+                _ioStats.Record(IoOperationKind.JournalWrite, start, Stopwatch.GetTimestamp(), length, journal.FilePath,
+                    firstTransactionId, lastTransactionId, transactionCount, failed: true);
+                if (e is DiskFullException && TryWipe(journal, offset))
+                    throw;
+                throw new JournalWriteFatalException(journal.FilePath, offset, e);
+            }
+            long end = Stopwatch.GetTimestamp();
+            _ioStats.Record(IoOperationKind.JournalWrite, start, end, length, journal.FilePath,
+                firstTransactionId, lastTransactionId, transactionCount);
+            var elapsed = Stopwatch.GetElapsedTime(start, end);
+            if (elapsed >= _slowWrite)
+                Log.SlowJournalWrite(_logger, length, journal.FilePath, elapsed.TotalMilliseconds, firstTransactionId, lastTransactionId);
+            return new JournalPosition(journal.Sequence, offset + length);
+        }
+    }
+
+    /// <summary>
+    /// Deletes (or keeps for reuse) every retired journal whose transactions are all at or below
+    /// <paramref name="syncedTransactionId"/>; the active journal stays. Returns how many went each way.
+    /// </summary>
+    public (int Deleted, int Recycled) Release(long syncedTransactionId)
+    {
+        lock (_gate)
+        {
+            int deleted = 0, recycled = 0;
+            for (int i = 0; i < _retained.Count; i++)
+            {
+                var journal = _retained[i];
+                if (journal.LastTransactionId > syncedTransactionId)
+                    continue;
+                _retained.RemoveAt(i--);
+                if (TryRecycle(journal))
+                    recycled++;
+                else
+                {
+                    PalFileSystem.DeleteFile(journal.FilePath);
+                    deleted++;
+                }
+            }
+            return (deleted, recycled);
+        }
+    }
+
+    /// <summary>At a clean close, after the final sync: nothing is left to replay, so every journal goes.</summary>
+    public (int Deleted, int Recycled) ReleaseAll()
+    {
+        lock (_gate)
+        {
+            RetireActive();
+        }
+        return Release(long.MaxValue);
+    }
+
+    private void SwitchFile(long entryLength)
+    {
+        long previousSize = 0;
+        var fillTime = TimeSpan.Zero;
+        if (_active is not null)
+        {
+            previousSize = _active.Size;
+            fillTime = Stopwatch.GetElapsedTime(_active.CreatedTimestamp);
+            RetireActive();
+        }
+        long size = _sizing.NextSize(previousSize, fillTime, entryLength);
+        long sequence = _nextSequence;
+        string path = Path.Combine(_directory, JournalFileName.For(sequence));
+        string how;
+        int spare = FindRecyclable(entryLength, size);
+        try
+        {
+            if (spare >= 0)
+            {
+                var recyclable = _recyclable[spare];
+                PalFileSystem.RenameDurable(recyclable.FilePath, path);
+                _recyclable.RemoveAt(spare);
+                size = Math.Max(size, recyclable.Size);
+                how = $"recycled from {Path.GetFileName(recyclable.FilePath)}";
+            }
+            else
+            {
+                how = "new, pre-zeroed";
+            }
+            _active = JournalFile.Open(sequence, path, size);
+            // The new name must survive a crash, or entries written into the file would be lost with it.
+            PalFileSystem.SyncDirectory(_directory);
+        }
+        catch
+        {
+            _active?.Dispose();
+            _active = null;
+            TryDelete(path);
+            throw;
+        }
+        _nextSequence = sequence + 1;
+        Log.JournalCreated(_logger, path, size, how);
+        if (_active.DirectIOFellBack && !_warnedDirectFallback)
+        {
+            _warnedDirectFallback = true;
+            Log.JournalDirectIoFallback(_logger, path);
+        }
+    }
+
+    /// <summary>A recycled file big enough for the entry, preferring one of the wanted size.</summary>
+    private int FindRecyclable(long entryLength, long wantedSize)
+    {
+        int best = -1;
+        for (int i = 0; i < _recyclable.Count; i++)
+        {
+            long size = _recyclable[i].Size;
+            if (size < entryLength)
+                continue;
+            if (best < 0 || Math.Abs(size - wantedSize) < Math.Abs(_recyclable[best].Size - wantedSize))
+                best = i;
+        }
+        return best;
+    }
+
+    private void RetireActive()
+    {
+        if (_active is null)
+            return;
+        _retained.Add(new RetainedJournal(_active.Sequence, _active.FilePath, _active.Size, _active.LastTransactionId));
+        _active.Dispose();
+        _active = null;
+    }
+
+    /// <summary>Keeps a synced journal of a usual size for reuse: the next file then needs no zero-filling.</summary>
+    private bool TryRecycle(RetainedJournal journal)
+    {
+        if (_recyclable.Count >= MaxRecyclable || journal.Size > _sizing.MaxSize || journal.Size < _sizing.InitialSize)
+            return false;
+        string path = Path.Combine(_directory, JournalFileName.Recyclable(_nextRecyclableNumber++));
+        try
+        {
+            File.Move(journal.FilePath, path);
+        }
+        catch (IOException)
+        {
+            return false;
+        }
+        _recyclable.Add(new RecyclableJournal(path, journal.Size));
+        return true;
+    }
+
+    /// <summary>
+    /// After a failed write, zeros the entry's first block so that whatever part of it reached the disk
+    /// can never be replayed; the next append writes over it. False if even that fails.
+    /// </summary>
+    private bool TryWipe(JournalFile journal, long offset)
+    {
+        try
+        {
+            journal.ZeroBlock(_zeroBlock, offset, JournalEntryHeader.Alignment);
+            return true;
+        }
+        catch (PalIOException)
+        {
+            return false;
+        }
+    }
+
+    private static void TryDelete(string path)
+    {
+        try
+        {
+            File.Delete(path);
+        }
+        catch (IOException)
+        {
+        }
+    }
+
+    /// <summary>Closes the active file without deleting anything (a clean close calls <see cref="ReleaseAll"/> first).</summary>
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            _active?.Dispose();
+            _active = null;
+            if (_zeroBlock != null)
+            {
+                NativeMemory.AlignedFree(_zeroBlock);
+                _zeroBlock = null;
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+using Cairn.Journal;
+using Cairn.Pal;
+
+namespace Cairn.Recovery;
+
+/// <summary>
+/// Reads a journal front to back through one reusable buffer, a few MiB at a time (the file is opened
+/// with the sequential hint, so the kernel reads ahead), and hands out pointers to whole entries:
+/// an entry larger than the window is read in one piece.
+/// </summary>
+internal sealed unsafe class JournalReadWindow : IDisposable
+{
+    private const long ChunkSize = 4L << 20;
+    private const int MaxReadSize = 1 << 30;
+
+    private readonly JournalBuffer _buffer = new(ChunkSize);
+    private PalFile? _file;
+    private long _start;
+    private long _length;
+
+    public long FileSize { get; private set; }
+
+    /// <summary>Bytes read from files so far, for the recovery summary.</summary>
+    public long BytesRead { get; private set; }
+
+    public void Reset(PalFile file)
+    {
+        _file = file;
+        FileSize = file.GetSize();
+        _start = 0;
+        _length = 0;
+    }
+
+    /// <summary>
+    /// The bytes at <paramref name="offset"/>, with <paramref name="available"/> of them readable: at
+    /// least <paramref name="wanted"/>, or everything up to the end of the file if that comes first.
+    /// Valid until the next call.
+    /// </summary>
+    public byte* At(long offset, long wanted, out long available)
+    {
+        var file = _file ?? throw new InvalidOperationException("No journal is open.");
+        long toEnd = Math.Max(0, FileSize - offset);
+        long need = Math.Min(wanted, toEnd);
+        if (offset >= _start && offset + need <= _start + _length)
+        {
+            available = _start + _length - offset;
+            return _buffer.Pointer + (offset - _start);
+        }
+        long length = Math.Min(Math.Max(ChunkSize, need), toEnd);
+        _buffer.EnsureCapacity(Math.Max(length, JournalEntryHeader.Alignment));
+        long read = 0;
+        while (read < length)
+        {
+            int chunk = (int)Math.Min(length - read, MaxReadSize);
+            int got = file.Read(new Span<byte>(_buffer.Pointer + read, chunk), offset + read);
+            read += got;
+            if (got < chunk)
+                break; // the file is shorter than it was (nothing else writes it during recovery, so: its end)
+        }
+        BytesRead += read;
+        _start = offset;
+        _length = read;
+        available = read;
+        return _buffer.Pointer;
+    }
+
+    /// <summary>Validates the entry at <paramref name="offset"/>, reading all of it when its header says it is longer than the window.</summary>
+    public JournalEntryValidation Validate(long offset, out byte* entry)
+    {
+        entry = At(offset, JournalEntryHeader.Alignment, out long available);
+        var validation = JournalEntryReader.Validate(entry, available, offset);
+        if (validation.Problem == JournalEntryProblem.Truncated && validation.HeaderIsTrusted
+            && validation.Expected <= (ulong)Math.Max(0, FileSize - offset) && (long)validation.Expected > available)
+        {
+            entry = At(offset, (long)validation.Expected, out available);
+            validation = JournalEntryReader.Validate(entry, available, offset);
+        }
+        return validation;
+    }
+
+    public void Dispose() => _buffer.Dispose();
+}

@@ -1,0 +1,263 @@
+using System.Diagnostics;
+using Cairn.Diagnostics;
+using Cairn.Journal;
+using Cairn.Journal.Files;
+using Cairn.Pal;
+using Cairn.Paging;
+using Microsoft.Extensions.Logging;
+
+namespace Cairn.Recovery;
+
+/// <summary>
+/// Replays, at open, every journal entry the data file lacks: from the position the file header
+/// records (just past the last synced transaction), in journal order, requiring each entry to be the
+/// next transaction of this environment with valid hashes. The log ends at an empty (zero) block, at a
+/// stale entry of a recycled file, or at an invalid entry; an invalid entry with a valid later one of
+/// this generation anywhere after it is damage, not a torn tail, and throws
+/// <see cref="JournalCorruptionException"/> naming the journal and offset. A torn tail is logged and cut
+/// off, so nothing stale after it can ever be read as part of the log.
+/// </summary>
+internal sealed unsafe class JournalRecovery : IDisposable
+{
+    private readonly string _directory;
+    private readonly FileHeader _header;
+    private readonly ILogger _logger;
+    private readonly RecoveredPages _pages;
+    private readonly JournalEntryReader _reader = new();
+    private readonly JournalReadWindow _window = new();
+    private readonly JournalReadWindow _scanWindow = new();
+    private readonly List<(long Sequence, string Path)> _journals = [];
+    private readonly List<RetainedJournal> _retained = [];
+    private readonly List<RecyclableJournal> _recyclable = [];
+    private long _expected;
+    private long _highestSequence;
+    private long _highestRecyclable;
+    private long _replayed;
+    private JournalEntryHeader? _lastEntry;
+    private JournalPosition _position;
+
+    private JournalRecovery(string directory, FileHeader header, DataFile dataFile, ScratchAllocator scratch, long budgetBytes, ILogger logger)
+    {
+        _directory = directory;
+        _header = header;
+        _logger = logger;
+        _pages = new RecoveredPages(dataFile, scratch, budgetBytes);
+        _expected = header.LastTransactionId + 1;
+        _position = new JournalPosition(header.JournalSequence, header.JournalOffset);
+        _highestSequence = header.JournalSequence;
+    }
+
+    /// <summary>
+    /// Runs recovery over the journals in <paramref name="directory"/> for the data file whose header is
+    /// <paramref name="header"/>. Rebuilt pages stay in scratch memory up to <paramref name="budgetBytes"/>
+    /// and are written to the data file beyond that.
+    /// </summary>
+    public static RecoveryResult Run(string directory, FileHeader header, DataFile dataFile, ScratchAllocator scratch, long budgetBytes, ILogger logger)
+    {
+        using var recovery = new JournalRecovery(directory, header, dataFile, scratch, budgetBytes, logger);
+        return recovery.Run();
+    }
+
+    private RecoveryResult Run()
+    {
+        long started = Stopwatch.GetTimestamp();
+        List<string> obsolete = ListDirectory();
+        var candidates = _journals.Where(j => j.Sequence >= _header.JournalSequence).ToList();
+        if (candidates.Count > 0)
+            Log.RecoveryStarting(_logger, _directory, _header.LastTransactionId, candidates.Count, Path.GetFileName(candidates[0].Path),
+                candidates[0].Sequence == _header.JournalSequence ? _header.JournalOffset : 0);
+
+        for (int k = 0; k < candidates.Count; k++)
+        {
+            if (!ReplayJournal(candidates, k))
+            {
+                // A torn tail: whatever follows holds nothing of this generation (checked), so it goes.
+                for (int later = k + 1; later < candidates.Count; later++)
+                    PalFileSystem.DeleteFile(candidates[later].Path);
+                break;
+            }
+            Log.RecoveryProgress(_logger, Path.GetFileName(candidates[k].Path), _replayed, _window.BytesRead);
+        }
+
+        // Journals before the synced position hold only what the data file has; they can go now that recovery succeeded.
+        foreach (var path in obsolete)
+            PalFileSystem.DeleteFile(path);
+        if (obsolete.Count > 0)
+            Log.ObsoleteJournalsDeleted(_logger, obsolete.Count);
+
+        long lastTransaction = _expected - 1;
+        int runs = _pages.RunCount;
+        var pages = _pages.Complete(lastTransaction);
+        var elapsed = Stopwatch.GetElapsedTime(started);
+        if (_replayed > 0)
+            Log.RecoveryCompleted(_logger, _replayed, lastTransaction - _replayed + 1, lastTransaction, _window.BytesRead, runs, _pages.Spills,
+                elapsed.TotalMilliseconds, _window.BytesRead / 1e6 / Math.Max(elapsed.TotalSeconds, 1e-9));
+        return new RecoveryResult
+        {
+            LastTransactionId = lastTransaction,
+            FirstReplayedTransactionId = _replayed > 0 ? lastTransaction - _replayed + 1 : 0,
+            TransactionsReplayed = _replayed,
+            LastEntry = _lastEntry,
+            Position = _position,
+            Pages = pages,
+            RetainedJournals = _retained,
+            RecyclableJournals = _recyclable,
+            NextSequence = _highestSequence + 1,
+            NextRecyclableNumber = _highestRecyclable + 1,
+            JournalBytesRead = _window.BytesRead,
+            DistinctPageRuns = runs,
+            Spills = _pages.Spills,
+            Elapsed = elapsed,
+        };
+    }
+
+    /// <summary>Finds journals (sorted) and recyclable files; returns the journals the header says are fully synced.</summary>
+    private List<string> ListDirectory()
+    {
+        var obsolete = new List<string>();
+        foreach (var path in Directory.EnumerateFiles(_directory))
+        {
+            string name = Path.GetFileName(path);
+            if (JournalFileName.TryParse(name, out long sequence))
+            {
+                _highestSequence = Math.Max(_highestSequence, sequence);
+                if (sequence < _header.JournalSequence)
+                    obsolete.Add(path);
+                else
+                    _journals.Add((sequence, path));
+            }
+            else if (JournalFileName.TryParseRecyclable(name, out long number))
+            {
+                _highestRecyclable = Math.Max(_highestRecyclable, number);
+                _recyclable.Add(new RecyclableJournal(path, new FileInfo(path).Length));
+            }
+        }
+        _journals.Sort((a, b) => a.Sequence.CompareTo(b.Sequence));
+        return obsolete;
+    }
+
+    /// <summary>Replays one journal. False when it ended in a torn tail (recovery stops there).</summary>
+    private bool ReplayJournal(List<(long Sequence, string Path)> journals, int index)
+    {
+        var (sequence, path) = journals[index];
+        long lastHere = -1;
+        bool appliedHere = false;
+        long offset;
+        JournalEntryValidation end;
+        using (var file = PalFile.Open(path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential))
+        {
+            _window.Reset(file);
+            offset = sequence == _header.JournalSequence ? Math.Min(_header.JournalOffset, _window.FileSize) : 0;
+            while (true)
+            {
+                var validation = _window.Validate(offset, out byte* entry);
+                if (!validation.IsValid)
+                {
+                    end = validation;
+                    break;
+                }
+                var header = validation.Header;
+                CheckEnvironment(path, offset, header);
+                long transaction = header.TransactionId;
+                if (transaction < _expected)
+                {
+                    if (appliedHere)
+                    {
+                        end = validation; // a stale entry of the file's earlier life: the log ends here
+                        break;
+                    }
+                    if (transaction > _header.LastTransactionId)
+                        throw new JournalCorruptionException(path, offset, transaction,
+                            $"transaction {transaction} was already replayed from an earlier journal (expected {_expected})");
+                    lastHere = Math.Max(lastHere, transaction); // synced already
+                    offset += validation.EntrySize;
+                    continue;
+                }
+                if (transaction > _expected)
+                    throw new JournalCorruptionException(path, offset, transaction,
+                        $"transaction {_expected} is missing: the log jumps from {_expected - 1} to {transaction} (a journal file is missing or was cut short)");
+                var pages = _pages;
+                try
+                {
+                    _reader.Apply(entry, validation, ref pages);
+                }
+                catch (JournalCorruptionException e)
+                {
+                    throw e.InFile(path);
+                }
+                _lastEntry = header;
+                _expected++;
+                _replayed++;
+                appliedHere = true;
+                lastHere = transaction;
+                offset += validation.EntrySize;
+                _position = new JournalPosition(sequence, offset);
+            }
+        }
+
+        bool clean = end.IsValid || end.Problem == JournalEntryProblem.Empty;
+        if (clean)
+        {
+            // A zeroed or stale block must not hide later entries of this generation in the same file.
+            ThrowIfValidEntryFollows(journals, index, offset, end, sameFileOnly: true);
+            _retained.Add(new RetainedJournal(sequence, path, _window.FileSize, lastHere));
+            return true;
+        }
+
+        ThrowIfValidEntryFollows(journals, index, offset, end, sameFileOnly: false);
+        long discarded = _window.FileSize - offset;
+        Log.TornJournalTail(_logger, path, offset, end.Reason, discarded, _expected - 1);
+        using (var file = PalFile.Open(path, PalOpenFlags.ReadWrite))
+        {
+            file.SetSize(offset);
+            file.Sync();
+        }
+        _retained.Add(new RetainedJournal(sequence, path, offset, lastHere));
+        return false;
+    }
+
+    private void CheckEnvironment(string path, long offset, in JournalEntryHeader header)
+    {
+        if (header.EnvironmentId != _header.EnvironmentId)
+            throw new JournalCorruptionException(path, offset, header.TransactionId,
+                $"the entry was written by environment {header.EnvironmentId}, but this data file belongs to environment {_header.EnvironmentId} (a journal from another environment?)");
+    }
+
+    /// <summary>
+    /// Looks at every 4 KiB boundary after <paramref name="offset"/> (in this journal, and unless
+    /// <paramref name="sameFileOnly"/> in every later one) for a valid entry of this environment at or
+    /// after the expected transaction: if there is one, what ended the log is damage, not its end.
+    /// </summary>
+    private void ThrowIfValidEntryFollows(List<(long Sequence, string Path)> journals, int index, long offset,
+        in JournalEntryValidation end, bool sameFileOnly)
+    {
+        int last = sameFileOnly ? index : journals.Count - 1;
+        for (int j = index; j <= last; j++)
+        {
+            string path = journals[j].Path;
+            using var file = PalFile.Open(path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
+            _scanWindow.Reset(file);
+            long position = j == index ? offset + JournalEntryHeader.Alignment : 0;
+            if (j == index && end.IsValid)
+                position = offset + end.EntrySize; // a stale entry: nothing inside it can be an entry start
+            for (; position + JournalEntryHeader.Size <= _scanWindow.FileSize; position += JournalEntryHeader.Alignment)
+            {
+                var found = _scanWindow.Validate(position, out _);
+                if (!found.IsValid || found.Header.TransactionId < _expected || found.Header.EnvironmentId != _header.EnvironmentId)
+                    continue;
+                string where = end.IsValid ? $"a stale entry of transaction {end.Header.TransactionId}" : end.Reason;
+                throw new JournalCorruptionException(journals[index].Path, offset, end.HeaderIsTrusted ? end.Header.TransactionId : -1,
+                    $"the log breaks here ({where}), yet a valid entry of transaction {found.Header.TransactionId} follows in '{path}' at offset {position}: " +
+                    "the journal is damaged in the middle, not torn at its end");
+            }
+        }
+    }
+
+    public void Dispose()
+    {
+        _pages.Dispose();
+        _reader.Dispose();
+        _window.Dispose();
+        _scanWindow.Dispose();
+    }
+}

@@ -1,0 +1,179 @@
+using Cairn.Journal;
+using Cairn.Pal;
+using Cairn.Paging;
+
+namespace Cairn.Recovery;
+
+/// <summary>
+/// Where recovery rebuilds pages: the newest replayed version of every page run, in scratch memory,
+/// starting from the data file's copy when a record patches it. When the cache outgrows its budget
+/// everything in it is written to the data file (the journals stay until a sync covers them, so that
+/// is as safe as any flush) and later records patch the written copies. At the end every rebuilt run
+/// is validated, and what is still cached becomes the first state's page table.
+/// </summary>
+/// <remarks>
+/// A page's intermediate versions during replay may be a mix of versions (when the flusher had
+/// written a later version before the crash), so nothing is validated until the last entry is applied
+/// (docs/on-disk-format.md, "Diff operations"). Runs never overlap in the cache: a record for a run
+/// that covers cached pages replaces them, which is what the allocation that produced it did.
+/// </remarks>
+internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
+{
+    private readonly DataFile _dataFile;
+    private readonly ScratchAllocator _scratch;
+    private readonly long _budgetBytes;
+    // First page of each rebuilt run → where it is (Pointer 0: written to the data file by a spill).
+    private readonly Dictionary<long, Run> _runs = [];
+    // Pages inside multi-page runs (not their first page) → the run's first page, to find overlaps.
+    private readonly Dictionary<long, long> _interiors = [];
+    private MappedView? _view;
+    private long _cachedBytes;
+
+    private readonly record struct Run(nint Pointer, int PageCount);
+
+    public RecoveredPages(DataFile dataFile, ScratchAllocator scratch, long budgetBytes)
+    {
+        _dataFile = dataFile;
+        _scratch = scratch;
+        _budgetBytes = budgetBytes;
+    }
+
+    /// <summary>Distinct page runs rebuilt so far.</summary>
+    public int RunCount => _runs.Count;
+
+    /// <summary>Times the cache was written out to the data file.</summary>
+    public int Spills { get; private set; }
+
+    public byte* GetPageForWrite(long pageNumber, int pageCount, bool needsCurrentContent)
+    {
+        if (_runs.TryGetValue(pageNumber, out var existing) && existing.PageCount == pageCount && existing.Pointer != 0)
+            return (byte*)existing.Pointer;
+        if (_cachedBytes + (long)pageCount * StorageConstants.PageSize > _budgetBytes && _cachedBytes > 0)
+            Spill();
+        Remove(pageNumber, pageCount);
+        byte* run = _scratch.Allocate(pageCount);
+        long bytes = (long)pageCount * StorageConstants.PageSize;
+        if (needsCurrentContent)
+            CopyFromDataFile(pageNumber, pageCount, run);
+        else
+            new Span<byte>(run, checked((int)bytes)).Clear();
+        _runs[pageNumber] = new Run((nint)run, pageCount);
+        for (long p = pageNumber + 1; p < pageNumber + pageCount; p++)
+            _interiors[p] = pageNumber;
+        _cachedBytes += bytes;
+        return run;
+    }
+
+    /// <summary>
+    /// Checks every rebuilt run's page number and checksum (in memory, or through the map for spilled
+    /// ones), then hands the cached ones over as page versions of <paramref name="transactionId"/>.
+    /// Throws <see cref="PageCorruptionException"/> for the first run that does not validate.
+    /// </summary>
+    public List<(long PageNumber, PageVersion Version)> Complete(long transactionId)
+    {
+        var versions = new List<(long, PageVersion)>(_runs.Count);
+        var view = CurrentView();
+        foreach (var (pageNumber, run) in _runs)
+        {
+            if (run.Pointer != 0)
+            {
+                PageChecksum.Validate((byte*)run.Pointer, pageNumber, pageNumber + run.PageCount, _dataFile.FilePath);
+                versions.Add((pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount)));
+            }
+            else
+            {
+                // Spilled runs were written by this recovery; the data file (through the map) must hold them whole.
+                _dataFile.ValidateWrittenRun(view, pageNumber, run.PageCount);
+            }
+        }
+        // The page table owns the cached versions now.
+        _runs.Clear();
+        _interiors.Clear();
+        _cachedBytes = 0;
+        versions.Sort((a, b) => a.Item1.CompareTo(b.Item1));
+        return versions;
+    }
+
+    /// <summary>Writes every cached run to the data file and keeps only where they are.</summary>
+    private void Spill()
+    {
+        var ops = new List<PalWriteOp>();
+        long highest = 0;
+        foreach (var (pageNumber, run) in _runs)
+        {
+            if (run.Pointer == 0)
+                continue;
+            ops.Add(new PalWriteOp((void*)run.Pointer, pageNumber * StorageConstants.PageSize, (long)run.PageCount * StorageConstants.PageSize));
+            highest = Math.Max(highest, pageNumber + run.PageCount);
+        }
+        ops.Sort((a, b) => a.Offset.CompareTo(b.Offset));
+        _dataFile.EnsureCapacity(highest);
+        _dataFile.WritePagesUnvalidated(ops.ToArray());
+        foreach (var op in ops)
+        {
+            long pageNumber = op.Offset / StorageConstants.PageSize;
+            int count = (int)(op.Length / StorageConstants.PageSize);
+            _scratch.Free((byte*)op.Data, count);
+            _runs[pageNumber] = new Run(0, count);
+        }
+        _cachedBytes = 0;
+        Spills++;
+    }
+
+    /// <summary>Drops whatever the cache holds for pages in [pageNumber, pageNumber + pageCount).</summary>
+    private void Remove(long pageNumber, int pageCount)
+    {
+        for (long p = pageNumber; p < pageNumber + pageCount; p++)
+        {
+            long first = p;
+            if (_interiors.TryGetValue(p, out long owner))
+                first = owner;
+            if (!_runs.Remove(first, out var run))
+                continue;
+            for (long q = first + 1; q < first + run.PageCount; q++)
+                _interiors.Remove(q);
+            if (run.Pointer != 0)
+            {
+                _scratch.Free((byte*)run.Pointer, run.PageCount);
+                _cachedBytes -= (long)run.PageCount * StorageConstants.PageSize;
+            }
+        }
+    }
+
+    /// <summary>The run as the data file has it; pages past its end read as zeros (they were never flushed).</summary>
+    private void CopyFromDataFile(long pageNumber, int pageCount, byte* destination)
+    {
+        var view = CurrentView();
+        for (int i = 0; i < pageCount; i++)
+        {
+            long p = pageNumber + i;
+            byte* target = destination + (long)i * StorageConstants.PageSize;
+            if (p < view.PageCount)
+                Buffer.MemoryCopy(view.Base + p * StorageConstants.PageSize, target, StorageConstants.PageSize, StorageConstants.PageSize);
+            else
+                new Span<byte>(target, StorageConstants.PageSize).Clear();
+        }
+    }
+
+    private MappedView CurrentView()
+    {
+        if (_view is null || _view.PageCount != _dataFile.PageCount)
+        {
+            _view?.Dispose();
+            _view = _dataFile.Map();
+        }
+        return _view;
+    }
+
+    /// <summary>Frees whatever is still cached (recovery failed, or <see cref="Complete"/> took it).</summary>
+    public void Dispose()
+    {
+        foreach (var run in _runs.Values)
+            if (run.Pointer != 0)
+                _scratch.Free((byte*)run.Pointer, run.PageCount);
+        _runs.Clear();
+        _interiors.Clear();
+        _view?.Dispose();
+        _view = null;
+    }
+}

@@ -1,0 +1,199 @@
+using Cairn.Pal;
+using Cairn.Pal.Testing;
+using Cairn.Tests.Support;
+
+namespace Cairn.Tests.Durability;
+
+/// <summary>
+/// ENOSPC and EIO injected (through the native layer's fault hooks) at the journal write, the flush and
+/// the sync. A full disk at the journal fails that commit cleanly and the environment goes on; any
+/// other failure at or after the journal write fails the environment for writes (reads go on) until it
+/// is reopened; a full disk at the flush only postpones it. In every case a reopen holds every
+/// acknowledged transaction and nothing of a failed one.
+/// </summary>
+[Collection(NativeFaultCollection.Name)]
+public sealed class IoFaultTests : IDisposable
+{
+    private const int ENOSPC = 28;
+    private const int EIO = 5;
+    private const int FlushPostponedEvent = 1400;
+    private const int EnvironmentFailedEvent = 1401;
+
+    public void Dispose() => PalFaultInjection.Disarm();
+
+    private static StorageOptions Quiet(string path, CapturingLoggerFactory? log = null) => new(path)
+    {
+        MaxFlushDelay = TimeSpan.FromHours(1),
+        SyncInterval = TimeSpan.FromHours(1),
+        LoggerFactory = log,
+    };
+
+    private static void Commit(StorageEnvironment env, int i)
+    {
+        using var tx = env.BeginWrite();
+        tx.CreateTree("t").Put(Bytes.Key(i), Bytes.Value(i, 500));
+        tx.Commit();
+    }
+
+    private static void AssertKeys(StorageEnvironment env, params int[] keys)
+    {
+        using var tx = env.BeginRead();
+        var tree = tx.OpenTree("t");
+        Assert.Equal(keys.Length, tree.Count);
+        foreach (int i in keys)
+            Assert.Equal(Bytes.Value(i, 500), tree.Get(Bytes.Key(i)));
+    }
+
+    private static string JournalFilter(string directory) => Path.Combine(directory, "Journals") + "/";
+
+    private static string DataFilter(string directory) => Path.Combine(directory, StorageEnvironment.DataFileName);
+
+    [Fact]
+    public void A_full_disk_at_the_journal_write_fails_that_commit_only()
+    {
+        using var dir = new TestDirectory("fault-journal-enospc");
+        var env = StorageEnvironment.Open(Quiet(dir.Path));
+        for (int i = 0; i < 10; i++)
+            Commit(env, i);
+        PalFaultInjection.Arm(PalFaultKind.WriteError, osError: ENOSPC, pathFilter: JournalFilter(dir.Path));
+        var error = Assert.Throws<DiskFullException>(() => Commit(env, 100));
+        Assert.Contains("Journals", error.FilePath);
+        Assert.False(env.HasFailed);
+        AssertKeys(env, Enumerable.Range(0, 10).ToArray());
+        Commit(env, 10);
+        AssertKeys(env, Enumerable.Range(0, 11).ToArray());
+        env.SimulateProcessCrash();
+
+        using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
+        AssertKeys(reopened, Enumerable.Range(0, 11).ToArray());
+        reopened.Verify();
+    }
+
+    [Fact]
+    public void A_full_disk_while_creating_the_first_journal_fails_that_commit_only()
+    {
+        using var dir = new TestDirectory("fault-journal-create");
+        var env = StorageEnvironment.Open(Quiet(dir.Path));
+        // The first commit creates the journal, whose pre-zeroing write is the one that fails.
+        PalFaultInjection.Arm(PalFaultKind.WriteError, osError: ENOSPC, pathFilter: JournalFilter(dir.Path));
+        Assert.Throws<DiskFullException>(() => Commit(env, 0));
+        Assert.False(env.HasFailed);
+        Commit(env, 1);
+        env.SimulateProcessCrash();
+
+        using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
+        AssertKeys(reopened, 1);
+        reopened.Verify();
+    }
+
+    [Fact]
+    public void An_io_error_at_the_journal_write_fails_the_environment_until_it_is_reopened()
+    {
+        using var dir = new TestDirectory("fault-journal-eio");
+        var log = new CapturingLoggerFactory();
+        var env = StorageEnvironment.Open(Quiet(dir.Path, log));
+        for (int i = 0; i < 10; i++)
+            Commit(env, i);
+        PalFaultInjection.Arm(PalFaultKind.WriteError, osError: EIO, pathFilter: JournalFilter(dir.Path));
+        var error = Assert.Throws<EnvironmentFailedException>(() => Commit(env, 100));
+        Assert.IsType<DeviceIOException>(error.InnerException);
+        Assert.True(env.HasFailed);
+        Assert.Single(log.WithEventId(EnvironmentFailedEvent));
+        var again = Assert.Throws<EnvironmentFailedException>(() => env.BeginWrite());
+        Assert.Contains("writing the journal", again.Message);
+        AssertKeys(env, Enumerable.Range(0, 10).ToArray()); // reads go on
+        env.Dispose(); // a failed environment closes without flushing, and without throwing
+
+        using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
+        AssertKeys(reopened, Enumerable.Range(0, 10).ToArray());
+        Commit(reopened, 10);
+        reopened.Verify();
+    }
+
+    [Fact]
+    public void A_full_disk_at_the_flush_postpones_it_and_nothing_is_lost()
+    {
+        using var dir = new TestDirectory("fault-flush-enospc");
+        var log = new CapturingLoggerFactory();
+        var env = StorageEnvironment.Open(Quiet(dir.Path, log));
+        for (int i = 0; i < 20; i++)
+            Commit(env, i);
+        PalFaultInjection.Arm(PalFaultKind.WriteError, osError: ENOSPC, pathFilter: DataFilter(dir.Path));
+        // Checkpoint runs the flush on this thread: the disk-full error reaches the caller, the environment stays up.
+        Assert.Throws<DiskFullException>(() => env.Checkpoint());
+        Assert.False(env.HasFailed);
+        Commit(env, 20);
+        env.Checkpoint();
+        Assert.Equal(env.LastCommittedTransactionId, env.LastSyncedTransactionId);
+        env.SimulateProcessCrash();
+
+        using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
+        AssertKeys(reopened, Enumerable.Range(0, 21).ToArray());
+        reopened.Verify();
+    }
+
+    [Fact]
+    public void A_full_disk_at_a_background_flush_is_logged_and_retried()
+    {
+        using var dir = new TestDirectory("fault-flush-background");
+        var log = new CapturingLoggerFactory();
+        var env = StorageEnvironment.Open(new StorageOptions(dir.Path)
+        {
+            MaxFlushDelay = TimeSpan.FromMilliseconds(1),
+            SyncInterval = TimeSpan.FromMilliseconds(1),
+            LoggerFactory = log,
+        });
+        PalFaultInjection.Arm(PalFaultKind.WriteError, osError: ENOSPC, pathFilter: DataFilter(dir.Path));
+        for (int i = 0; i < 20; i++)
+            Commit(env, i);
+        Assert.True(SpinWait.SpinUntil(() => log.WithEventId(FlushPostponedEvent).Any(), TimeSpan.FromSeconds(10)), "the flush was postponed");
+        // The retry (after a second) succeeds: the fault fired once.
+        Assert.True(SpinWait.SpinUntil(() => env.LastSyncedTransactionId == env.LastCommittedTransactionId, TimeSpan.FromSeconds(20)));
+        Assert.False(env.HasFailed);
+        env.Dispose();
+
+        using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
+        AssertKeys(reopened, Enumerable.Range(0, 20).ToArray());
+    }
+
+    [Fact]
+    public void An_io_error_at_the_flush_fails_the_environment_and_recovery_restores_everything()
+    {
+        using var dir = new TestDirectory("fault-flush-eio");
+        var log = new CapturingLoggerFactory();
+        var env = StorageEnvironment.Open(Quiet(dir.Path, log));
+        for (int i = 0; i < 20; i++)
+            Commit(env, i);
+        PalFaultInjection.Arm(PalFaultKind.WriteError, osError: EIO, pathFilter: DataFilter(dir.Path));
+        var error = Assert.Throws<EnvironmentFailedException>(() => env.Checkpoint());
+        Assert.Contains("flushing", error.Message);
+        Assert.True(env.HasFailed);
+        Assert.Throws<EnvironmentFailedException>(() => env.BeginWrite());
+        env.Dispose();
+
+        using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
+        AssertKeys(reopened, Enumerable.Range(0, 20).ToArray());
+        reopened.Verify();
+    }
+
+    [Theory]
+    [InlineData(EIO)]
+    [InlineData(ENOSPC)]
+    public void A_failed_sync_fails_the_environment_and_recovery_restores_everything(int osError)
+    {
+        using var dir = new TestDirectory("fault-sync");
+        var env = StorageEnvironment.Open(Quiet(dir.Path));
+        for (int i = 0; i < 20; i++)
+            Commit(env, i);
+        PalFaultInjection.Arm(PalFaultKind.SyncError, osError: osError, pathFilter: DataFilter(dir.Path));
+        var error = Assert.Throws<EnvironmentFailedException>(() => env.Checkpoint());
+        Assert.Contains("syncing", error.Message);
+        Assert.Equal(0, env.LastSyncedTransactionId);
+        Assert.True(env.HasFailed);
+        env.Dispose();
+
+        using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
+        AssertKeys(reopened, Enumerable.Range(0, 20).ToArray());
+        reopened.Verify();
+    }
+}

@@ -26,6 +26,11 @@ echo "== benchmark stores self-check (LMDB binding, every store: fill, reopen, r
 dotnet run -c Release --project bench/Cairn.Bench -- --self-check
 
 echo "== managed tests"
+# The real disk-full test mounts a small ext4 image through a loop device. Where this machine can do
+# that (root, loop devices), a failed mount is a failed test rather than a reported omission.
+if [ "$(id -u)" -eq 0 ] && [ -e /dev/loop-control ]; then
+  export CAIRN_TEST_REQUIRE_MOUNTS=1
+fi
 dotnet test Storage.sln -c Release --logger "trx;LogFilePrefix=managed" --results-directory "$results"
 
 # One closing line that counts everything, in the form CI reads ("N passed, N failed").

@@ -1,4 +1,5 @@
 using Cairn.Pal.Interop;
+using Cairn.Pal.Testing;
 
 namespace Cairn.Pal;
 
@@ -10,18 +11,34 @@ public readonly record struct PalFileSystemInfo(
 public static class PalFileSystem
 {
     public static void DeleteFile(string path)
-        => Call(NativeMethods.cairn_delete_file(Init(path), out int osError), osError, "deleting a file", path);
+    {
+        Call(NativeMethods.cairn_delete_file(Init(path), out int osError), osError, "deleting a file", path);
+        if (PalIoRecording.IsActive)
+            PalIoRecording.Record(PalTracedKind.Delete, path);
+    }
 
     public static void SyncDirectory(string path)
-        => Call(NativeMethods.cairn_sync_directory(Init(path), out int osError), osError, "syncing a directory", path);
+    {
+        Call(NativeMethods.cairn_sync_directory(Init(path), out int osError), osError, "syncing a directory", path);
+        if (PalIoRecording.IsActive)
+            PalIoRecording.Record(PalTracedKind.SyncDirectory, path);
+    }
 
     /// <summary>Renames and syncs the directories involved, so the rename survives a crash.</summary>
     public static void RenameDurable(string from, string to)
-        => Call(NativeMethods.cairn_rename_durable(Init(from), to, out int osError), osError, $"renaming to '{to}'", from);
+    {
+        Call(NativeMethods.cairn_rename_durable(Init(from), to, out int osError), osError, $"renaming to '{to}'", from);
+        if (PalIoRecording.IsActive)
+            PalIoRecording.Record(PalTracedKind.Rename, from, otherPath: to, durable: true);
+    }
 
     /// <summary>Creates <paramref name="newLink"/> as another name of <paramref name="existing"/> and syncs its directory.</summary>
     public static void HardLink(string existing, string newLink)
-        => Call(NativeMethods.cairn_hard_link(Init(existing), newLink, out int osError), osError, $"hard-linking as '{newLink}'", existing);
+    {
+        Call(NativeMethods.cairn_hard_link(Init(existing), newLink, out int osError), osError, $"hard-linking as '{newLink}'", existing);
+        if (PalIoRecording.IsActive)
+            PalIoRecording.Record(PalTracedKind.Link, existing, otherPath: newLink, durable: true);
+    }
 
     /// <summary>True when both paths name the same file (same device and inode / volume and file index).</summary>
     public static bool SameFile(string a, string b)

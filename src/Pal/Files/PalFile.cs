@@ -1,4 +1,5 @@
 using Cairn.Pal.Interop;
+using Cairn.Pal.Testing;
 
 namespace Cairn.Pal;
 
@@ -31,8 +32,12 @@ public sealed unsafe class PalFile : IDisposable
     public static PalFile Open(string path, PalOpenFlags flags)
     {
         PalLibrary.EnsureInitialized();
+        bool created = PalIoRecording.IsActive && (flags & (PalOpenFlags.Create | PalOpenFlags.CreateNew)) != 0 && !File.Exists(path);
         int status = NativeMethods.cairn_file_open(path, (int)flags, out var handle, out int effective, out int osError);
-        return Wrap(status, osError, "opening a file", path, handle, effective);
+        var file = Wrap(status, osError, "opening a file", path, handle, effective);
+        if (created)
+            PalIoRecording.Record(PalTracedKind.Create, path);
+        return file;
     }
 
     /// <summary>
@@ -42,9 +47,29 @@ public sealed unsafe class PalFile : IDisposable
     public static PalFile OpenJournal(string path, long size)
     {
         PalLibrary.EnsureInitialized();
+        long oldSize = PalIoRecording.IsActive ? (File.Exists(path) ? new FileInfo(path).Length : -1) : 0;
         int status = NativeMethods.cairn_journal_open(path, size, out var handle, out int effective, out int osError);
-        return Wrap(status, osError, "opening a journal", path, handle, effective);
+        var file = Wrap(status, osError, "opening a journal", path, handle, effective);
+        if (PalIoRecording.IsActive)
+            RecordJournalOpen(path, oldSize, size);
+        return file;
     }
+
+    /// <summary>What cairn_journal_open did: created the file if new, then wrote zeros up to its size and synced.</summary>
+    private static void RecordJournalOpen(string path, long oldSize, long size)
+    {
+        if (oldSize < 0)
+            PalIoRecording.Record(PalTracedKind.Create, path);
+        long start = Math.Max(0, oldSize + CairnDirectAlignment - 1) & ~(long)(CairnDirectAlignment - 1);
+        if (size > Math.Max(0, oldSize))
+        {
+            PalIoRecording.Record(PalTracedKind.Extend, path, size: size, durable: true);
+            if (size > start)
+                PalIoRecording.Record(PalTracedKind.Write, path, offset: start, size: size - start, durable: true);
+        }
+    }
+
+    private const int CairnDirectAlignment = 4096;
 
     private static PalFile Wrap(int status, int osError, string operation, string path, SafePalFileHandle handle, int effective)
     {
@@ -63,24 +88,43 @@ public sealed unsafe class PalFile : IDisposable
     }
 
     public void SetSize(long size)
-        => Check(NativeMethods.cairn_file_set_size(_handle, size, out int osError), osError, "resizing", size);
+    {
+        Check(NativeMethods.cairn_file_set_size(_handle, size, out int osError), osError, "resizing", size);
+        if (PalIoRecording.IsActive)
+            PalIoRecording.Record(PalTracedKind.Truncate, FilePath, size: size);
+    }
 
     /// <summary>Reserves blocks for the range; returns false where the file system can only extend sparsely.</summary>
     public bool Allocate(long offset, long length)
     {
         Check(NativeMethods.cairn_file_allocate(_handle, offset, length, out int allocated, out int osError), osError, "allocating", offset);
+        if (PalIoRecording.IsActive)
+            PalIoRecording.Record(PalTracedKind.Extend, FilePath, size: offset + length);
         return allocated != 0;
     }
 
+    /// <summary>Writes zeros over the range, then syncs.</summary>
     public void Zero(long offset, long length)
-        => Check(NativeMethods.cairn_file_zero(_handle, offset, length, out int osError), osError, "zero-filling", offset);
+    {
+        Check(NativeMethods.cairn_file_zero(_handle, offset, length, out int osError), osError, "zero-filling", offset);
+        if (PalIoRecording.IsActive)
+            PalIoRecording.Record(PalTracedKind.Write, FilePath, offset: offset, size: length, durable: true);
+    }
 
     public void PunchHole(long offset, long length)
-        => Check(NativeMethods.cairn_file_punch_hole(_handle, offset, length, out int osError), osError, "punching a hole", offset);
+    {
+        Check(NativeMethods.cairn_file_punch_hole(_handle, offset, length, out int osError), osError, "punching a hole", offset);
+        if (PalIoRecording.IsActive)
+            PalIoRecording.Record(PalTracedKind.Write, FilePath, offset: offset, size: length);
+    }
 
     /// <summary>fdatasync / FlushFileBuffers.</summary>
     public void Sync()
-        => Check(NativeMethods.cairn_file_sync(_handle, out int osError), osError, "syncing");
+    {
+        Check(NativeMethods.cairn_file_sync(_handle, out int osError), osError, "syncing");
+        if (PalIoRecording.IsActive)
+            PalIoRecording.Record(PalTracedKind.Sync, FilePath);
+    }
 
     /// <summary>Takes an exclusive lock held until the file is closed; throws <see cref="FileLockedException"/> if another holder has it.</summary>
     public void Lock()
@@ -115,6 +159,29 @@ public sealed unsafe class PalFile : IDisposable
             int status = NativeMethods.cairn_file_write(_handle, pointer, buffers.Length, offset, out int osError);
             Check(status, osError, "writing", offset);
         }
+        if (PalIoRecording.IsActive)
+            PalIoRecording.Record(PalTracedKind.Write, FilePath, offset: offset, data: Concatenate(buffers), size: TotalLength(buffers),
+                durable: (EffectiveFlags & PalOpenFlags.DataSync) != 0);
+    }
+
+    private static long TotalLength(ReadOnlySpan<PalBuffer> buffers)
+    {
+        long total = 0;
+        foreach (var buffer in buffers)
+            total += buffer.Length;
+        return total;
+    }
+
+    private static byte[] Concatenate(ReadOnlySpan<PalBuffer> buffers)
+    {
+        var bytes = new byte[TotalLength(buffers)];
+        long at = 0;
+        foreach (var buffer in buffers)
+        {
+            new ReadOnlySpan<byte>(buffer.Data, checked((int)buffer.Length)).CopyTo(bytes.AsSpan((int)at));
+            at += buffer.Length;
+        }
+        return bytes;
     }
 
     /// <summary>Maps the first <paramref name="length"/> bytes read-only; the mapping outlives this file.</summary>
@@ -135,11 +202,22 @@ public sealed unsafe class PalFile : IDisposable
             int status = NativeMethods.cairn_write_gather(_handle, pointer, ops.Length, (int)mode, out int osError);
             Check(status, osError, "writing pages", ops.Length > 0 ? ops[0].Offset : null);
         }
+        if (PalIoRecording.IsActive)
+        {
+            bool durable = (EffectiveFlags & PalOpenFlags.DataSync) != 0;
+            foreach (ref readonly var op in ops)
+                PalIoRecording.Record(PalTracedKind.Write, FilePath, offset: op.Offset,
+                    data: new ReadOnlySpan<byte>(op.Data, checked((int)op.Length)).ToArray(), size: op.Length, durable: durable);
+        }
     }
 
     /// <summary>Data-syncs the file through the data-file writer.</summary>
     public void SyncGather(PalBackend mode = PalBackend.Auto)
-        => Check(NativeMethods.cairn_sync_gather(_handle, (int)mode, out int osError), osError, "syncing through the writer");
+    {
+        Check(NativeMethods.cairn_sync_gather(_handle, (int)mode, out int osError), osError, "syncing through the writer");
+        if (PalIoRecording.IsActive)
+            PalIoRecording.Record(PalTracedKind.Sync, FilePath);
+    }
 
     public void Dispose() => _handle.Dispose();
 

@@ -56,6 +56,13 @@ public sealed unsafe partial class StorageEnvironment
         }
     }
 
+    /// <summary>Test hook: a flush without the sync that would normally follow it, leaving flushed pages unsynced.</summary>
+    internal void FlushWithoutSync()
+    {
+        lock (_flushGate)
+            FlushOnce();
+    }
+
     /// <summary>One round of the background thread; returns how long it may sleep before the next.</summary>
     private TimeSpan RunFlushCycle()
     {

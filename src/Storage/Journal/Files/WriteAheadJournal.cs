@@ -217,9 +217,9 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
         string path = Path.Combine(_directory, JournalFileName.Recyclable(_nextRecyclableNumber++));
         try
         {
-            File.Move(journal.FilePath, path);
+            PalFileSystem.RenameDurable(journal.FilePath, path);
         }
-        catch (IOException)
+        catch (PalIOException)
         {
             return false;
         }
@@ -248,9 +248,10 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
     {
         try
         {
-            File.Delete(path);
+            if (File.Exists(path))
+                PalFileSystem.DeleteFile(path);
         }
-        catch (IOException)
+        catch (PalIOException)
         {
         }
     }

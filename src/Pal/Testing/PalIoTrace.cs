@@ -1,0 +1,103 @@
+namespace Cairn.Pal.Testing;
+
+/// <summary>What a traced operation did to a file or directory.</summary>
+public enum PalTracedKind
+{
+    /// <summary>A file came into existence (its directory entry; durable once the directory is synced).</summary>
+    Create,
+    /// <summary>Bytes written at an offset (<see cref="PalTracedOperation.Data"/>, or zeros when it is null).</summary>
+    Write,
+    /// <summary>The file's size became at least <see cref="PalTracedOperation.Size"/> (fallocate, extending set-size).</summary>
+    Extend,
+    /// <summary>The file's size became exactly <see cref="PalTracedOperation.Size"/>.</summary>
+    Truncate,
+    /// <summary>fdatasync of the file: everything written to it before is durable.</summary>
+    Sync,
+    /// <summary>fsync of a directory: the entries created, renamed and deleted in it before are durable.</summary>
+    SyncDirectory,
+    /// <summary>A rename (<see cref="PalTracedOperation.OtherPath"/> is the new name).</summary>
+    Rename,
+    /// <summary>A hard link (<see cref="PalTracedOperation.OtherPath"/> is the new name).</summary>
+    Link,
+    Delete,
+}
+
+/// <summary>
+/// One traced operation, in the order operations completed. <see cref="Durable"/>: durable when it
+/// returned (an O_DSYNC write, a write followed by a sync inside the same call, a rename or link whose
+/// directories were synced).
+/// </summary>
+public sealed record PalTracedOperation(long Sequence, PalTracedKind Kind, string Path, long Offset, byte[]? Data, long Size,
+    string? OtherPath, bool Durable)
+{
+    public override string ToString() => $"#{Sequence} {Kind} {System.IO.Path.GetFileName(Path)}" +
+        (Kind == PalTracedKind.Write ? $" @{Offset}+{Size}{(Data is null ? " zeros" : "")}" : Kind is PalTracedKind.Extend or PalTracedKind.Truncate ? $" {Size}" : "") +
+        (OtherPath is null ? "" : $" -> {System.IO.Path.GetFileName(OtherPath)}") + (Durable ? " (durable)" : "");
+}
+
+/// <summary>
+/// Test-only record of every write, size change, sync and directory operation that goes through the
+/// managed PAL under a directory, in completion order, with the bytes written: what a crash test needs
+/// to build the disk states a crash at any point could leave. Inert (one static read per operation)
+/// while nothing records.
+/// </summary>
+public sealed class PalIoRecording : IDisposable
+{
+    private static PalIoRecording[] s_active = [];
+    private static readonly Lock s_gate = new();
+
+    private readonly List<PalTracedOperation> _operations = [];
+    private readonly string _root;
+
+    private PalIoRecording(string root) => _root = root.EndsWith('/') ? root : root + "/";
+
+    /// <summary>Starts recording operations on paths under <paramref name="root"/> until disposed.</summary>
+    public static PalIoRecording Start(string root)
+    {
+        var recording = new PalIoRecording(Path.GetFullPath(root));
+        lock (s_gate)
+            s_active = [.. s_active, recording];
+        return recording;
+    }
+
+    /// <summary>Operations recorded so far (the sequence of the next one).</summary>
+    public long Count
+    {
+        get
+        {
+            lock (_operations)
+                return _operations.Count;
+        }
+    }
+
+    public IReadOnlyList<PalTracedOperation> Operations
+    {
+        get
+        {
+            lock (_operations)
+                return _operations.ToArray();
+        }
+    }
+
+    public void Dispose()
+    {
+        lock (s_gate)
+            s_active = s_active.Where(r => r != this).ToArray();
+    }
+
+    internal static bool IsActive => Volatile.Read(ref s_active).Length != 0;
+
+    internal static void Record(PalTracedKind kind, string path, long offset = 0, byte[]? data = null, long size = 0,
+        string? otherPath = null, bool durable = false)
+    {
+        path = Path.GetFullPath(path);
+        otherPath = otherPath is null ? null : Path.GetFullPath(otherPath);
+        foreach (var recording in Volatile.Read(ref s_active))
+        {
+            if (!path.StartsWith(recording._root, StringComparison.Ordinal))
+                continue;
+            lock (recording._operations)
+                recording._operations.Add(new PalTracedOperation(recording._operations.Count, kind, path, offset, data, size, otherPath, durable));
+        }
+    }
+}

@@ -14,7 +14,7 @@ namespace Cairn.Tests.Durability;
 /// and <see cref="StorageEnvironment.Verify"/> passing.
 /// </summary>
 /// <remarks>
-/// <c>CAIRN_CRASH_CYCLES</c> sets the number of kill cycles (default 200, a couple of minutes);
+/// <c>CAIRN_CRASH_CYCLES</c> sets the number of kill cycles (default 200: about 320 ms each, 64 s, on 2 cores);
 /// <c>CAIRN_CRASH_SEED</c> replays a workload (every failure message names the seed it ran with;
 /// the kill moments themselves depend on timing and cannot be replayed exactly).
 /// </remarks>

@@ -1,11 +1,17 @@
 using Cairn;
+using Cairn.TestChild;
 
 // Commands (one per run):
 //   hold-open DIR   open the environment, print "opened", wait until standard input closes, dispose.
 //   try-open DIR    try to open it; print "opened" or "locked: <message>"; exit 0 either way.
+//   crash-writer DIR SEED [options]   see CrashWriterCommand.
+if (args.Length >= 1 && args[0] == "crash-writer")
+    return CrashWriterCommand.Run(args[1..]);
+
 if (args.Length != 2)
 {
     Console.Error.WriteLine("usage: Cairn.TestChild hold-open|try-open DIRECTORY");
+    Console.Error.WriteLine($"       Cairn.TestChild {CrashWriterCommand.Usage}");
     return 2;
 }
 

@@ -1,0 +1,176 @@
+using System.Diagnostics;
+using System.Globalization;
+using Cairn.TestChild;
+using Cairn.Tests.Support;
+
+namespace Cairn.Tests.Durability;
+
+/// <summary>
+/// A running <c>crash-writer</c> child (tests/Cairn.TestChild/CrashWriterCommand.cs) as the parent test
+/// sees it: its output lines parsed as they arrive, checked against the protocol, and the highest
+/// transaction it acknowledged.
+/// </summary>
+public sealed class CrashWriterProcess : IDisposable
+{
+    /// <summary>What .NET reports for a process ended by SIGKILL (128 + 9).</summary>
+    public const int KilledExitCode = 137;
+
+    private readonly Process _process;
+    private readonly Task _output;
+    private readonly Task<string> _error;
+    private readonly TaskCompletionSource _opening = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly TaskCompletionSource<long> _started = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly object _gate = new();
+    private readonly List<string> _protocolErrors = [];
+    private readonly List<(long Count, TaskCompletionSource Reached)> _ackWaiters = [];
+    private long? _start;
+    private long _highestReported = -1;
+    private long _acknowledged;
+    private long? _stopped;
+
+    private CrashWriterProcess(Process process)
+    {
+        _process = process;
+        _error = process.StandardError.ReadToEndAsync();
+        _output = Task.Run(ReadOutputAsync);
+    }
+
+    public static CrashWriterProcess Start(string directory, long seed, CrashWriterSettings settings)
+        => new(ChildProcess.Start(["crash-writer", directory, seed.ToString(CultureInfo.InvariantCulture), .. settings.ToArguments()]));
+
+    /// <summary>Completes when the child is about to open the environment.</summary>
+    public Task Opening => _opening.Task;
+
+    /// <summary>The last transaction the child found on opening; faults if it ends without saying.</summary>
+    public Task<long> Started => _started.Task;
+
+    public bool HasExited => _process.HasExited;
+
+    /// <summary>Completes once the child has acknowledged <paramref name="count"/> transactions in this run.</summary>
+    public Task WaitForAcknowledgedAsync(long count)
+    {
+        lock (_gate)
+        {
+            if (_acknowledged >= count)
+                return Task.CompletedTask;
+            var reached = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            _ackWaiters.Add((count, reached));
+            return reached.Task;
+        }
+    }
+
+    /// <summary>SIGKILL: no chance to flush, sync or close anything.</summary>
+    public void Kill() => _process.Kill();
+
+    /// <summary>Asks for a clean stop: the child finishes its transaction, disposes the environment and exits 0.</summary>
+    public void RequestStop()
+    {
+        _process.StandardInput.WriteLine("stop");
+        _process.StandardInput.Flush();
+    }
+
+    /// <summary>Waits for the process to end and for all of its output, and returns what it said.</summary>
+    public async Task<CrashWriterOutcome> WaitForExitAsync(TimeSpan timeout)
+    {
+        using (var cancel = new CancellationTokenSource(timeout))
+        {
+            try
+            {
+                await _process.WaitForExitAsync(cancel.Token);
+                await _output.WaitAsync(cancel.Token);
+            }
+            catch (OperationCanceledException)
+            {
+                throw new TimeoutException($"the crash writer did not end within {timeout}");
+            }
+        }
+        string error = await _error;
+        lock (_gate)
+            return new CrashWriterOutcome(_process.ExitCode, _start, _highestReported, _acknowledged, _stopped, [.. _protocolErrors], error);
+    }
+
+    public void Dispose()
+    {
+        if (!_process.HasExited)
+        {
+            _process.Kill();
+            _process.WaitForExit();
+        }
+        _process.Dispose();
+    }
+
+    private async Task ReadOutputAsync()
+    {
+        string? line;
+        while ((line = await _process.StandardOutput.ReadLineAsync()) is not null)
+        {
+            lock (_gate)
+                Handle(line);
+        }
+        // The pipe closes when the process dies: whatever it printed has been read. A kill aimed at the
+        // opening leaves these faulted with nobody waiting, which is expected: reading Exception marks
+        // them observed, so they do not surface later as unobserved task exceptions.
+        if (_opening.TrySetException(new InvalidOperationException("the crash writer ended before opening the environment")))
+            _ = _opening.Task.Exception;
+        if (_started.TrySetException(new InvalidOperationException("the crash writer ended before it started writing")))
+            _ = _started.Task.Exception;
+        lock (_gate)
+        {
+            foreach (var (_, reached) in _ackWaiters)
+                reached.TrySetException(new InvalidOperationException($"the crash writer ended after {_acknowledged} acknowledgements"));
+        }
+    }
+
+    private void Handle(string line)
+    {
+        var parts = line.Split(' ');
+        long number = parts.Length == 2 && long.TryParse(parts[1], CultureInfo.InvariantCulture, out var n) ? n : -1;
+        switch (parts[0])
+        {
+            case "opening" when parts.Length == 1:
+                _opening.TrySetResult();
+                break;
+            case "start" when number >= 0 && _start is null:
+                _start = number;
+                _highestReported = number;
+                _started.TrySetResult(number);
+                break;
+            case "ack" when _start is not null && number == _highestReported + 1 && _stopped is null:
+                _highestReported = number;
+                _acknowledged++;
+                foreach (var (count, reached) in _ackWaiters)
+                    if (_acknowledged >= count)
+                        reached.TrySetResult();
+                break;
+            case "stopped" when _start is not null && number == _highestReported:
+                _stopped = number;
+                break;
+            default:
+                _protocolErrors.Add($"unexpected line '{line}' (start {_start?.ToString(CultureInfo.InvariantCulture) ?? "not seen"}, " +
+                    $"last reported {_highestReported})");
+                break;
+        }
+    }
+}
+
+/// <summary>How a crash writer ended and what it reported.</summary>
+/// <param name="Start">The last transaction it found on opening; null if it never got that far.</param>
+/// <param name="HighestReported">The highest transaction it acknowledged, or <paramref name="Start"/> if none (−1 if it never started).</param>
+/// <param name="Acknowledged">How many transactions it acknowledged.</param>
+/// <param name="Stopped">The transaction it stopped cleanly at, if it did.</param>
+public sealed record CrashWriterOutcome(
+    int ExitCode,
+    long? Start,
+    long HighestReported,
+    long Acknowledged,
+    long? Stopped,
+    IReadOnlyList<string> ProtocolErrors,
+    string StandardError)
+{
+    /// <summary>A one-paragraph account for failure messages.</summary>
+    public override string ToString()
+        => $"exit code {ExitCode}, start {Start?.ToString(CultureInfo.InvariantCulture) ?? "not seen"}, {Acknowledged} acknowledged up to {HighestReported}" +
+           (Stopped is { } s ? $", stopped at {s}" : "") +
+           (ProtocolErrors.Count > 0 ? $", protocol errors: {string.Join("; ", ProtocolErrors)}" : "") +
+           (StandardError.Length > 0 ? $", standard error:{System.Environment.NewLine}{StandardError}" : "");
+}

@@ -195,11 +195,14 @@ internal sealed unsafe class JournalRecovery : IDisposable
             }
         }
 
-        bool clean = end.IsValid || end.Problem == JournalEntryProblem.Empty;
+        // Whatever ended the log here, it must not hide later entries of this generation in the same file.
+        ThrowIfValidEntryFollows(journals, index, offset, end, sameFileOnly: true);
+        // The writer moves to the next journal when an entry does not fit, leaving the rest of this one as it
+        // was: zeros, or a recycled file's stale bytes. So the log goes on if the next journal begins with
+        // exactly the next transaction; anything else after a non-empty end makes that end a torn tail.
+        bool clean = end.IsValid || end.Problem == JournalEntryProblem.Empty || NextJournalContinues(journals, index);
         if (clean)
         {
-            // A zeroed or stale block must not hide later entries of this generation in the same file.
-            ThrowIfValidEntryFollows(journals, index, offset, end, sameFileOnly: true);
             _retained.Add(new RetainedJournal(sequence, path, _window.FileSize, lastHere));
             return true;
         }
@@ -214,6 +217,17 @@ internal sealed unsafe class JournalRecovery : IDisposable
         }
         _retained.Add(new RetainedJournal(sequence, path, offset, lastHere));
         return false;
+    }
+
+    /// <summary>Whether the journal after <paramref name="index"/> starts with a valid entry of the expected transaction.</summary>
+    private bool NextJournalContinues(List<(long Sequence, string Path)> journals, int index)
+    {
+        if (index + 1 >= journals.Count)
+            return false;
+        using var file = PalFile.Open(journals[index + 1].Path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
+        _scanWindow.Reset(file);
+        var first = _scanWindow.Validate(0, out _);
+        return first.IsValid && first.Header.TransactionId == _expected && first.Header.EnvironmentId == _header.EnvironmentId;
     }
 
     private void CheckEnvironment(string path, long offset, in JournalEntryHeader header)

@@ -66,6 +66,30 @@ public class JournalDamageTests
     }
 
     [Fact]
+    public void Stale_bytes_after_the_last_entry_of_a_journal_the_log_moved_on_from_are_not_damage()
+    {
+        // What a recycled journal looks like when the writer switched to the next file because an entry did
+        // not fit: its previous life's bytes after the last entry, then the log continues in the next journal.
+        using var dir = new TestDirectory("damage-switched-tail");
+        var crashed = CrashedEnvironment.Create(dir.Path, transactions: 40);
+        var journals = crashed.JournalFiles;
+        Assert.True(journals.Length >= 3);
+        var lastOfFirst = crashed.Entries.Last(e => e.JournalPath == journals[0]);
+        long end = lastOfFirst.Offset + lastOfFirst.Size;
+        long length = new FileInfo(journals[0]).Length;
+        Assert.True(length > end, "the first journal has room left after its last entry");
+        using (var file = File.Open(journals[0], FileMode.Open))
+        {
+            file.Position = end;
+            file.Write(Bytes.Value(3, (int)(length - end)));
+        }
+        var log = new CapturingLoggerFactory();
+        using var env = crashed.Open(log);
+        CrashedEnvironment.AssertHoldsExactly(env, 40);
+        Assert.Empty(log.WithEventId(TornTailEvent));
+    }
+
+    [Fact]
     public void A_torn_last_entry_loses_only_that_transaction()
     {
         using var dir = new TestDirectory("damage-torn-entry");

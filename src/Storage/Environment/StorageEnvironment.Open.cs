@@ -39,7 +39,7 @@ public sealed unsafe partial class StorageEnvironment
         ProbeDurability(directory, logger);
         ReportWriterBackend(logger);
 
-        var dataFile = DataFile.Open(Path.Combine(directory, DataFileName));
+        var dataFile = DataFile.Open(Path.Combine(directory, DataFileName), options.LockWaitTimeout);
         var scratch = new ScratchAllocator();
         RecoveryResult? recovery = null;
         PageTable? pages = null;

@@ -17,6 +17,13 @@ public sealed class StorageOptions
     /// <summary>Where the environment logs (open, recovery, torn journal tails, slow writes, fallbacks). Null: nowhere.</summary>
     public ILoggerFactory? LoggerFactory { get; init; }
 
+    /// <summary>
+    /// How long <see cref="StorageEnvironment.Open"/> waits for another holder of the environment's lock to let
+    /// go before it throws <see cref="EnvironmentLockedException"/>. Short, but not zero: after a process is
+    /// killed, the kernel may hold its files (and lock) for a moment while it tears down its io_uring.
+    /// </summary>
+    public TimeSpan LockWaitTimeout { get; init; } = TimeSpan.FromSeconds(2);
+
     /// <summary>How long <see cref="StorageEnvironment.BeginWrite()"/> waits for the open write transaction to finish.</summary>
     public TimeSpan WriteTransactionTimeout { get; init; } = TimeSpan.FromSeconds(30);
 

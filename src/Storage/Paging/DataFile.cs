@@ -29,18 +29,30 @@ internal sealed unsafe class DataFile : IDisposable
     /// <summary>The file's size in pages (what the current view maps).</summary>
     public long PageCount { get; private set; }
 
-    public static DataFile Open(string path)
+    /// <summary>
+    /// Opens (creating) and locks the data file, retrying the lock for up to <paramref name="lockWait"/>:
+    /// a process killed while its io_uring worker had writes in flight keeps its file (and so its lock)
+    /// until the kernel finishes tearing the ring down, a moment after the process is gone.
+    /// </summary>
+    public static DataFile Open(string path, TimeSpan lockWait)
     {
         var file = PalFile.Open(path, PalOpenFlags.Create);
         try
         {
-            try
+            var waited = System.Diagnostics.Stopwatch.StartNew();
+            while (true)
             {
-                file.Lock();
-            }
-            catch (FileLockedException e)
-            {
-                throw new EnvironmentLockedException(Path.GetDirectoryName(path)!, e);
+                try
+                {
+                    file.Lock();
+                    break;
+                }
+                catch (FileLockedException e)
+                {
+                    if (waited.Elapsed >= lockWait)
+                        throw new EnvironmentLockedException(Path.GetDirectoryName(path)!, e);
+                    Thread.Sleep(10);
+                }
             }
             long size = file.GetSize();
             if (size % StorageConstants.PageSize != 0)

@@ -64,7 +64,7 @@ public class RecoveryTests
         });
         CommitValues(env, 0, 1000);
         // Let the flusher write versions of many pages into the data file, unsynced, then rewrite them.
-        Assert.True(SpinWait.SpinUntil(() => env.IoStats.Snapshot().Any(o => o.Kind == Diagnostics.IoOperationKind.DataFlush), TimeSpan.FromSeconds(10)));
+        Assert.True(SpinWait.SpinUntil(() => env.IoStats.Snapshot().Any(o => o.Kind == Cairn.Diagnostics.IoOperationKind.DataFlush), TimeSpan.FromSeconds(10)));
         CommitValues(env, 1000, 1000);
         Assert.Equal(0, env.LastSyncedTransactionId);
         env.SimulateProcessCrash();

@@ -26,7 +26,7 @@ public class CrossProcessLockTests
         try
         {
             Assert.Equal("opened", holder.StandardOutput.ReadLine());
-            Assert.Throws<EnvironmentLockedException>(() => StorageEnvironment.Open(new StorageOptions(dir.Path)));
+            Assert.Throws<EnvironmentLockedException>(() => StorageEnvironment.Open(new StorageOptions(dir.Path) { LockWaitTimeout = TimeSpan.Zero }));
         }
         finally
         {

@@ -1,11 +1,14 @@
 using System.Text.Json;
 using Cairn.Pal;
+using Microsoft.Extensions.Logging;
 
 namespace Cairn.Demo;
 
 /// <summary>
-/// The main job while the engine is being built: shows which I/O backend this machine gets and what
-/// a durable journal write costs here, the figures every later design decision leans on.
+/// The main job: which I/O backend this machine gets; a fill and read of the engine; durable commits
+/// against the disk's raw durable write rate; a writer killed with SIGKILL mid-stream and the
+/// recovery that follows, checked; the I/O statistics of it all, printed and written as JSON; and what a
+/// durable write costs here in each of the ways a journal could be written.
 /// </summary>
 internal static class DemoCommand
 {
@@ -33,6 +36,35 @@ internal static class DemoCommand
             Console.WriteLine($"  verified: {engine.Verification.PagesInUse} pages in use, {engine.Verification.FreePages} free, " +
                               $"{engine.Verification.Trees} tree(s), {engine.Verification.Entries} entries");
 
+            var (commits, commitStats) = DurableCommitDemo.Run(options.Directory, options.Commits);
+            Console.WriteLine();
+            Console.WriteLine($"Durable commits (one 100-byte put each, each durable when Commit returns): {commits.Commits} in a row, " +
+                              $"{commits.CommitsPerSecond:F0} commits/s; raw 4 KiB O_DIRECT|O_DSYNC writes on this disk in the same run: " +
+                              $"{commits.RawWritesPerSecond:F0}/s; ratio {commits.RatioToRaw:F2}");
+            Console.WriteLine($"  journal write p50 {commits.JournalWriteP50Micros:F0} us, p99 {commits.JournalWriteP99Micros:F0} us, " +
+                              $"{commits.JournalBytesPerCommit} bytes per commit");
+
+            Console.WriteLine();
+            Console.WriteLine("Crash and recovery: a child process commits and acknowledges transactions until it is killed with SIGKILL; then this process reopens the environment:");
+            using var loggerFactory = LoggerFactory.Create(logging => logging
+                .AddSimpleConsole(console => { console.SingleLine = true; console.TimestampFormat = "HH:mm:ss.fff "; })
+                .SetMinimumLevel(LogLevel.Information));
+            var crash = CrashRecoveryDemo.Run(options.Directory, loggerFactory, options.CrashWriterRunTime);
+            loggerFactory.Dispose();
+            Console.WriteLine($"  the child acknowledged {crash.Acknowledged} transactions (up to {crash.HighestAcknowledged}) and was killed after {crash.KilledAfterMilliseconds:F0} ms;");
+            Console.WriteLine($"  reopened in {crash.OpenMilliseconds:F1} ms, replaying {crash.TransactionsReplayed} transactions from the journals: the environment holds transactions up to {crash.RecoveredUpTo}, " +
+                              $"acknowledged transactions lost: {crash.Lost}; verified {crash.Verification.PagesInUse} pages in use");
+            if (crash.Lost != 0 || crash.RecoveredUpTo < crash.HighestAcknowledged)
+                throw new InvalidOperationException($"{crash.Lost} acknowledged transactions were lost");
+
+            Console.WriteLine();
+            Console.WriteLine("I/O statistics of the durable commits (journal writes, flushes and syncs of that environment):");
+            Console.WriteLine(commitStats.FormatSummary());
+            var ioStatsPath = Path.Combine(options.Directory, "io-stats.json");
+            using (var json = File.Create(ioStatsPath))
+                commitStats.WriteJson(json);
+            Console.WriteLine($"I/O statistics as JSON: {ioStatsPath}");
+
             Console.WriteLine();
             Console.WriteLine("Durable write latency (each write returns only when its data is on disk):");
             var results = new List<LatencyResult>();
@@ -52,6 +84,8 @@ internal static class DemoCommand
                 fileSystem = fs,
                 dataFileWriter = pageCheck,
                 engine,
+                durableCommits = commits,
+                crashRecovery = crash,
                 durableWrites = results,
             }, new JsonSerializerOptions { WriteIndented = true }));
             Console.WriteLine();
@@ -69,5 +103,11 @@ internal static class DemoCommand
     {
         foreach (var file in Directory.EnumerateFiles(directory, "*.probe"))
             File.Delete(file);
+        foreach (var environment in new[] { "commits", "crash" })
+        {
+            string path = Path.Combine(directory, environment);
+            if (Directory.Exists(path))
+                Directory.Delete(path, recursive: true);
+        }
     }
 }

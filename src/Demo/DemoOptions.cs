@@ -1,11 +1,12 @@
 namespace Cairn.Demo;
 
-internal sealed record DemoOptions(string Directory, int SmallWrites, int LargeWrites, int EngineKeys, bool Keep)
+internal sealed record DemoOptions(string Directory, int SmallWrites, int LargeWrites, int EngineKeys, int Commits, TimeSpan CrashWriterRunTime, bool Keep)
 {
     public static DemoOptions Parse(string[] args)
     {
         string directory = Path.Combine(RepositoryRoot(), ".scratch", "demo");
-        int small = 2000, large = 300, engineKeys = 200_000;
+        int small = 2000, large = 300, engineKeys = 200_000, commits = 3000;
+        var crashRun = TimeSpan.FromSeconds(2);
         bool keep = false;
         for (int i = 0; i < args.Length; i++)
         {
@@ -15,11 +16,13 @@ internal sealed record DemoOptions(string Directory, int SmallWrites, int LargeW
                 case "--small-writes": small = int.Parse(args[++i]); break;
                 case "--large-writes": large = int.Parse(args[++i]); break;
                 case "--engine-keys": engineKeys = int.Parse(args[++i]); break;
+                case "--commits": commits = int.Parse(args[++i]); break;
+                case "--crash-after-ms": crashRun = TimeSpan.FromMilliseconds(int.Parse(args[++i])); break;
                 case "--keep": keep = true; break;
-                default: throw new ArgumentException($"Unknown argument '{args[i]}'. Use --dir PATH, --small-writes N, --large-writes N, --engine-keys N, --keep.");
+                default: throw new ArgumentException($"Unknown argument '{args[i]}'. Use --dir PATH, --small-writes N, --large-writes N, --engine-keys N, --commits N, --crash-after-ms N, --keep.");
             }
         }
-        return new DemoOptions(Path.GetFullPath(directory), small, large, engineKeys, keep);
+        return new DemoOptions(Path.GetFullPath(directory), small, large, engineKeys, commits, crashRun, keep);
     }
 
     /// <summary>The repository root (where Storage.sln is), so scratch data lands in its ignored .scratch folder on the real disk.</summary>

@@ -37,6 +37,7 @@ public sealed unsafe partial class StorageEnvironment
         bool newDirectories = !Directory.Exists(journals);
         Directory.CreateDirectory(journals);
         ProbeDurability(directory, logger);
+        DataFileWriterSetup.EnsureConfigured();
         ReportWriterBackend(logger);
 
         var dataFile = DataFile.Open(Path.Combine(directory, DataFileName), options.LockWaitTimeout);

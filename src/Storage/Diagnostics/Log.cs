@@ -50,6 +50,10 @@ internal static partial class Log
         Message = "The file system of {Journal} refuses O_DIRECT: journal writes go through the page cache with O_DSYNC (still durable, slower)")]
     public static partial void JournalDirectIoFallback(ILogger logger, string journal);
 
+    [LoggerMessage(EventId = 1203, Level = LogLevel.Warning,
+        Message = "Journal {Journal} is covered by a sync but could not be deleted; it is tried again after the next sync")]
+    public static partial void JournalNotDeleted(ILogger logger, Exception exception, string journal);
+
     [LoggerMessage(EventId = 1300, Level = LogLevel.Information,
         Message = "Data-file writes use {Backend}")]
     public static partial void DataFileWriterBackend(ILogger logger, string backend);

@@ -105,25 +105,45 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
     /// </summary>
     public (int Deleted, int Recycled) Release(long syncedTransactionId)
     {
+        // Decide under the lock, touch the file system outside it: a rename syncs a directory, and the
+        // writer must not wait for that to append its next entry.
+        var releasing = new List<(RetainedJournal Journal, string? RecycleAs)>();
         lock (_gate)
         {
-            int deleted = 0, recycled = 0;
+            int spareSlots = MaxRecyclable - _recyclable.Count;
             for (int i = 0; i < _retained.Count; i++)
             {
                 var journal = _retained[i];
                 if (journal.LastTransactionId > syncedTransactionId)
                     continue;
                 _retained.RemoveAt(i--);
-                if (TryRecycle(journal))
-                    recycled++;
-                else
-                {
-                    PalFileSystem.DeleteFile(journal.FilePath);
-                    deleted++;
-                }
+                bool recycle = spareSlots > 0 && journal.Size <= _sizing.MaxSize && journal.Size >= _sizing.InitialSize;
+                if (recycle)
+                    spareSlots--;
+                releasing.Add((journal, recycle ? Path.Combine(_directory, JournalFileName.Recyclable(_nextRecyclableNumber++)) : null));
             }
-            return (deleted, recycled);
         }
+        int deleted = 0, recycled = 0;
+        var kept = new List<RetainedJournal>();
+        var spares = new List<RecyclableJournal>();
+        foreach (var (journal, recycleAs) in releasing)
+        {
+            if (recycleAs is not null && TryRename(journal.FilePath, recycleAs))
+            {
+                spares.Add(new RecyclableJournal(recycleAs, journal.Size));
+                recycled++;
+            }
+            else if (TryDeleteSynced(journal))
+                deleted++;
+            else
+                kept.Add(journal); // tried again after the next sync
+        }
+        lock (_gate)
+        {
+            _recyclable.AddRange(spares);
+            _retained.InsertRange(0, kept);
+        }
+        return (deleted, recycled);
     }
 
     /// <summary>At a clean close, after the final sync: nothing is left to replay, so every journal goes.</summary>
@@ -209,22 +229,39 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
         _active = null;
     }
 
-    /// <summary>Keeps a synced journal of a usual size for reuse: the next file then needs no zero-filling.</summary>
-    private bool TryRecycle(RetainedJournal journal)
+    private static bool TryRename(string from, string to)
     {
-        if (_recyclable.Count >= MaxRecyclable || journal.Size > _sizing.MaxSize || journal.Size < _sizing.InitialSize)
-            return false;
-        string path = Path.Combine(_directory, JournalFileName.Recyclable(_nextRecyclableNumber++));
         try
         {
-            PalFileSystem.RenameDurable(journal.FilePath, path);
+            PalFileSystem.RenameDurable(from, to);
+            return true;
         }
         catch (PalIOException)
         {
             return false;
         }
-        _recyclable.Add(new RecyclableJournal(path, journal.Size));
-        return true;
+    }
+
+    /// <summary>
+    /// Deletes a journal the data file covers. A failure changes nothing that matters (recovery skips
+    /// what the header says is synced), so it is logged and the file is tried again later.
+    /// </summary>
+    private bool TryDeleteSynced(RetainedJournal journal)
+    {
+        try
+        {
+            PalFileSystem.DeleteFile(journal.FilePath);
+            return true;
+        }
+        catch (PalFileNotFoundException)
+        {
+            return true;
+        }
+        catch (PalIOException e)
+        {
+            Log.JournalNotDeleted(_logger, e, journal.FilePath);
+            return false;
+        }
     }
 
     /// <summary>

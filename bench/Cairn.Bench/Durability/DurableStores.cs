@@ -4,7 +4,7 @@ namespace Cairn.Bench.Durability;
 
 /// <summary>
 /// The stores the durable-commit benchmarks compare. The ratio columns divide by <see cref="Raw"/>
-/// (the disk's own rate) and <see cref="Lmdb"/>. Adding a store (RocksDB with sync=true in the
+/// (the disk's own rate), <see cref="Lmdb"/> and <see cref="Sqlite"/>. Adding a store (RocksDB with sync=true in the
 /// merger issue) is one class implementing <see cref="IDurableStore"/> plus one line here.
 /// </summary>
 public static class DurableStores

@@ -31,7 +31,13 @@ public sealed class SqliteDurableStore : IDurableStore
     /// <summary>A connection of its own per writer: connections must not be shared between threads, and WAL lets them take turns.</summary>
     public IDurableWriter CreateWriter() => new SqliteDurableWriter(SqlitePeer.OpenDurable(DatabasePath));
 
-    public string Describe() => "sqlite: " + SqlitePeer.Describe(CheckConnection);
+    // A connection of its own, closed at once: one left open beside the writer's would be a second
+    // WAL reader for the whole benchmark.
+    public string Describe()
+    {
+        using var connection = SqlitePeer.OpenDurable(DatabasePath);
+        return "sqlite: " + SqlitePeer.Describe(connection);
+    }
 
     public int ReadForCheck(ReadOnlySpan<byte> key, Span<byte> destination)
     {

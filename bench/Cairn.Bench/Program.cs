@@ -9,5 +9,10 @@ if (args.Length > 0 && args[0] == "--self-check")
 if (args.Length > 0 && args[0] == "--journal-survey")
     return Cairn.Bench.Journal.JournalSurvey.Run(Console.Out);
 
+// --recovery-survey [--keys N] [--puts N] [--journal-mib N]: open time and replay rate after a crash
+// with a full journal (docs/benchmarks.md, Recovery); exits non-zero if committed keys are lost.
+if (args.Length > 0 && args[0] == "--recovery-survey")
+    return Cairn.Bench.Recovery.RecoverySurvey.Run(args[1..], Console.Out);
+
 BenchmarkSwitcher.FromAssembly(typeof(Cairn.Bench.BenchScratch).Assembly).Run(args);
 return 0;

@@ -1,11 +1,14 @@
+using Cairn.Bench.Durability;
 using Cairn.Bench.KeyValue;
 using static Cairn.Bench.SelfCheck.CheckFailedException;
 
 namespace Cairn.Bench.SelfCheck;
 
 /// <summary>
-/// The <c>--self-check</c> mode: checks the LMDB binding, then drives each store through the same
-/// interface the benchmarks use and verifies what it reads back. Exit code 0 when all pass.
+/// The <c>--self-check</c> mode: checks the LMDB binding, then drives each key-value store and
+/// each durable-commit store (<see cref="DurableStores"/>) through the interface its benchmarks use
+/// and verifies what it reads back. Names on the command line pick stores from either list (a name
+/// in both, such as lmdb, checks both). Exit code 0 when all pass.
 /// </summary>
 public static class StoreSelfCheck
 {
@@ -13,11 +16,21 @@ public static class StoreSelfCheck
 
     public static int Run(string[] storeNames, TextWriter log)
     {
+        var unknown = storeNames.Except(BenchStores.Names).Except(DurableStores.Names).ToArray();
+        if (unknown.Length > 0)
+        {
+            log.WriteLine($"self-check: unknown stores {string.Join(", ", unknown)}; key-value stores: {string.Join(", ", BenchStores.Names)}; " +
+                $"durable stores: {string.Join(", ", DurableStores.Names)}");
+            return 1;
+        }
         var names = storeNames.Length > 0 ? storeNames : BenchStores.Names.ToArray();
+        var durableNames = storeNames.Length > 0 ? DurableStores.Names.Where(storeNames.Contains).ToArray() : DurableStores.Names.ToArray();
         var failures = 0;
         failures += Attempt("lmdb binding", log, directory => LmdbBindingSelfCheck.Run(directory, KeyCount, log));
-        foreach (var name in names)
+        foreach (var name in names.Where(BenchStores.Names.Contains))
             failures += Attempt($"store {name}", log, directory => CheckStore(name, directory, log));
+        foreach (var name in durableNames)
+            failures += Attempt($"durable store {name}", log, directory => DurableStoreSelfCheck.Run(name, directory, log));
         log.WriteLine(failures == 0 ? "self-check: passed" : $"self-check: {failures} FAILED");
         return failures == 0 ? 0 : 1;
     }

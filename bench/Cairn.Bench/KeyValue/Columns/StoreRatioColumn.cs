@@ -1,6 +1,7 @@
 using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
+using Cairn.Bench.Columns;
 
 namespace Cairn.Bench.KeyValue.Columns;
 
@@ -29,29 +30,10 @@ public sealed class StoreRatioColumn : IColumn
     public string GetValue(Summary summary, BenchmarkCase benchmarkCase) =>
         GetValue(summary, benchmarkCase, summary.Style);
 
-    public string GetValue(Summary summary, BenchmarkCase benchmarkCase, SummaryStyle style)
-    {
-        var baseline = summary.BenchmarksCases.FirstOrDefault(candidate => IsBaselineOf(candidate, benchmarkCase));
-        var mean = summary[benchmarkCase]?.ResultStatistics?.Mean;
-        var baselineMean = baseline is null ? null : summary[baseline]?.ResultStatistics?.Mean;
-        if (mean is not { } m || baselineMean is not { } b || b <= 0)
-            return "?";
-        return (m / b).ToString("0.00", style.CultureInfo);
-    }
+    public string GetValue(Summary summary, BenchmarkCase benchmarkCase, SummaryStyle style) =>
+        ParameterBaseline.TryGetMeans(summary, benchmarkCase, StoreParameter, BenchStores.Baseline, out var mean, out var baselineMean)
+            ? (mean / baselineMean).ToString("0.00", style.CultureInfo)
+            : "?";
 
     public override string ToString() => ColumnName;
-
-    private static bool IsBaselineOf(BenchmarkCase candidate, BenchmarkCase row)
-    {
-        if (candidate.Descriptor != row.Descriptor || candidate.Job.DisplayInfo != row.Job.DisplayInfo)
-            return false;
-        if (!Equals(candidate.Parameters[StoreParameter], BenchStores.Baseline))
-            return false;
-        foreach (var parameter in row.Parameters.Items)
-        {
-            if (parameter.Name != StoreParameter && !Equals(candidate.Parameters[parameter.Name], parameter.Value))
-                return false;
-        }
-        return true;
-    }
 }

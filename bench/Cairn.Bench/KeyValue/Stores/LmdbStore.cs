@@ -42,6 +42,12 @@ public sealed class LmdbStore : IBenchStore
         _dbi = _env.OpenMainDatabase();
     }
 
+    /// <summary>The open environment, for the durable-commit peer, which drives the binding directly.</summary>
+    internal LmdbEnvironment OpenEnvironment => Env;
+
+    /// <summary>The main database's handle.</summary>
+    internal uint MainDatabase => _dbi;
+
     public void FillBatches(KeySet keys, int batchSize)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(batchSize, 1);

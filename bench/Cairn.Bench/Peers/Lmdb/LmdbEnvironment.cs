@@ -1,7 +1,9 @@
+using System.Runtime.InteropServices;
+
 namespace Cairn.Bench.Peers.Lmdb;
 
 /// <summary>An open LMDB environment (one directory holding data.mdb and lock.mdb).</summary>
-public sealed class LmdbEnvironment : IDisposable
+public sealed unsafe class LmdbEnvironment : IDisposable
 {
     private const uint FileMode = 0b110_100_100; // 0644
 
@@ -13,7 +15,18 @@ public sealed class LmdbEnvironment : IDisposable
         Flags = flags;
     }
 
+    /// <summary>The flags asked for at open; <see cref="GetEffectiveFlags"/> asks LMDB what it runs with.</summary>
     public LmdbEnvironmentFlags Flags { get; }
+
+    /// <summary>The loaded library's version string ("LMDB 0.9.24: (July 24, 2019)").</summary>
+    public static string LibraryVersion
+    {
+        get
+        {
+            NativePeerLibraries.Load(LmdbNative.LibraryName);
+            return Marshal.PtrToStringUTF8((nint)LmdbNative.mdb_version(null, null, null)) ?? "unknown";
+        }
+    }
 
     /// <summary>Opens (creating if needed) the environment in an existing <paramref name="directory"/>.</summary>
     public static LmdbEnvironment Open(string directory, LmdbEnvironmentOptions options)
@@ -52,6 +65,56 @@ public sealed class LmdbEnvironment : IDisposable
         var dbi = txn.OpenDatabase(name: null, LmdbDatabaseFlags.None);
         txn.Commit();
         return dbi;
+    }
+
+    /// <summary>
+    /// One put in a write transaction of its own, committed before this returns: durable then unless
+    /// the environment was opened with NoSync or NoMetaSync. The same calls as BeginWrite, Put and
+    /// Commit, without the transaction object, so a commit allocates nothing.
+    /// </summary>
+    public void PutCommitted(uint dbi, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
+        var added = false;
+        _handle.DangerousAddRef(ref added);
+        try
+        {
+            LmdbException.Check(LmdbNative.mdb_txn_begin(_handle.DangerousGetHandle(), 0, (uint)LmdbTransactionFlags.None, out var txn), "mdb_txn_begin");
+            int rc;
+            fixed (byte* k = key)
+            fixed (byte* v = value)
+            {
+                var keyVal = new MdbVal(k, key.Length);
+                var dataVal = new MdbVal(v, value.Length);
+                rc = LmdbNative.mdb_put(txn, dbi, &keyVal, &dataVal, (uint)LmdbPutFlags.None);
+            }
+            if (rc != 0)
+            {
+                LmdbNative.mdb_txn_abort(txn);
+                LmdbException.Throw("mdb_put", rc);
+            }
+            // mdb_txn_commit frees the transaction whether or not it succeeds.
+            LmdbException.Check(LmdbNative.mdb_txn_commit(txn), "mdb_txn_commit");
+        }
+        finally
+        {
+            _handle.DangerousRelease();
+        }
+    }
+
+    /// <summary>The flags LMDB runs with (<c>mdb_env_get_flags</c>), which checks read to confirm a mode.</summary>
+    public LmdbEnvironmentFlags GetEffectiveFlags()
+    {
+        var added = false;
+        _handle.DangerousAddRef(ref added);
+        try
+        {
+            LmdbException.Check(LmdbNative.mdb_env_get_flags(_handle.DangerousGetHandle(), out var flags), "mdb_env_get_flags");
+            return (LmdbEnvironmentFlags)flags;
+        }
+        finally
+        {
+            _handle.DangerousRelease();
+        }
     }
 
     /// <summary>Flushes to disk whatever NoSync commits left to the OS.</summary>

@@ -42,6 +42,13 @@ internal static unsafe partial class LmdbNative
     internal static partial int mdb_env_sync(nint env, int force);
 
     [LibraryImport(LibraryName)]
+    internal static partial int mdb_env_get_flags(nint env, out uint flags);
+
+    /// <summary>The library's own version string, e.g. "LMDB 0.9.24: (July 24, 2019)".</summary>
+    [LibraryImport(LibraryName)]
+    internal static partial byte* mdb_version(int* major, int* minor, int* patch);
+
+    [LibraryImport(LibraryName)]
     internal static partial int mdb_txn_begin(nint env, nint parent, uint flags, out nint txn);
 
     [LibraryImport(LibraryName)]

@@ -64,7 +64,9 @@ public sealed unsafe partial class StorageEnvironment
             var header = headers.Current;
             CheckHeaderAgainstFile(header, dataFile);
 
-            long recoveryBudget = Math.Min(options.MaxScratchBytes / 2, Math.Max(options.FlushThresholdBytes, 64L << 20));
+            // Replayed pages stay in scratch memory (and become the first state's page table) up to half the
+            // limit; a spill rewrites them all and makes the next entries read them back, so it is the exception.
+            long recoveryBudget = options.MaxScratchBytes / 2;
             recovery = JournalRecovery.Run(journals, header, dataFile, scratch, recoveryBudget, logger);
             var builder = PageTable.Empty.ToBuilder();
             foreach (var (pageNumber, version) in recovery.Pages)

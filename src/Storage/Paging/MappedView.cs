@@ -21,5 +21,8 @@ internal sealed unsafe class MappedView : IDisposable
 
     public long PageCount { get; }
 
+    /// <summary>Asks the OS to read the whole view ahead of use (asynchronous readahead).</summary>
+    public void Prefetch() => _mapping.Prefetch(0, PageCount * StorageConstants.PageSize);
+
     public void Dispose() => _mapping.Dispose();
 }

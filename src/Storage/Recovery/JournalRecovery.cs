@@ -177,6 +177,8 @@ internal sealed unsafe class JournalRecovery : IDisposable
                     throw new JournalCorruptionException(path, offset, transaction,
                         $"transaction {_expected} is missing: the log jumps from {_expected - 1} to {transaction} (a journal file is missing or was cut short)");
                 var pages = _pages;
+                if (_replayed == 0)
+                    pages.PrefetchDataFile();
                 try
                 {
                     _reader.Apply(entry, validation, ref pages);

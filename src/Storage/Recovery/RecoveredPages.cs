@@ -38,6 +38,21 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
         _budgetBytes = budgetBytes;
     }
 
+    // Replaying reads the data-file copy of most pages it patches, scattered over the file; reading the
+    // file ahead in one sweep beats faulting each of them in. Larger files are left to fault in.
+    private const long MaxPrefetchBytes = 4L << 30;
+
+    /// <summary>Starts reading the data file ahead (once), when there are entries to replay over it.</summary>
+    public void PrefetchDataFile()
+    {
+        var view = CurrentView();
+        if (!_prefetched && view.PageCount * StorageConstants.PageSize <= MaxPrefetchBytes)
+            view.Prefetch();
+        _prefetched = true;
+    }
+
+    private bool _prefetched;
+
     /// <summary>Distinct page runs rebuilt so far.</summary>
     public int RunCount => _runs.Count;
 

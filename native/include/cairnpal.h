@@ -27,7 +27,7 @@ extern "C" {
 #  define CAIRN_EXPORT __attribute__((visibility("default")))
 #endif
 
-#define CAIRN_PAL_ABI_VERSION 1
+#define CAIRN_PAL_ABI_VERSION 2
 
 /* ---------------------------------------------------------------------------------------------
  * Status codes. The managed side maps each to a typed exception.
@@ -148,6 +148,10 @@ CAIRN_EXPORT int32_t cairn_file_allocate(cairn_file *file, int64_t offset, int64
 CAIRN_EXPORT int32_t cairn_file_zero(cairn_file *file, int64_t offset, int64_t length, int32_t *os_error);
 CAIRN_EXPORT int32_t cairn_file_punch_hole(cairn_file *file, int64_t offset, int64_t length, int32_t *os_error);
 CAIRN_EXPORT int32_t cairn_file_sync(cairn_file *file, int32_t *os_error); /* fdatasync */
+/* Start reading [offset, offset + length) into the OS cache in the background (POSIX_FADV_WILLNEED;
+ * on Windows a no-op, where the cache manager reads ahead of sequential handles by itself). A hint:
+ * it never reads into a buffer and never fails for a file system that ignores it. */
+CAIRN_EXPORT int32_t cairn_file_prefetch(cairn_file *file, int64_t offset, int64_t length, int32_t *os_error);
 /* Exclusive, non-blocking advisory lock held until close: CAIRN_E_LOCKED if another holder has it. */
 CAIRN_EXPORT int32_t cairn_file_lock(cairn_file *file, int32_t *os_error);
 

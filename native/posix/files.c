@@ -250,6 +250,18 @@ CAIRN_EXPORT int32_t cairn_file_sync(cairn_file *file, int32_t *os_error)
     return cairn_posix_fdatasync(file, os_error);
 }
 
+CAIRN_EXPORT int32_t cairn_file_prefetch(cairn_file *file, int64_t offset, int64_t length, int32_t *os_error)
+{
+    if (file == NULL || offset < 0 || length < 0)
+        return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
+    if (length == 0)
+        return cairn_ok(os_error);
+    /* posix_fadvise returns the error instead of setting errno. Only EBADF and EINVAL are
+     * possible, and neither makes the data unreadable, so a refused hint is not an error. */
+    (void)posix_fadvise(file->fd, offset, length, POSIX_FADV_WILLNEED);
+    return cairn_ok(os_error);
+}
+
 CAIRN_EXPORT int32_t cairn_file_lock(cairn_file *file, int32_t *os_error)
 {
     if (file == NULL)

@@ -177,6 +177,15 @@ CAIRN_EXPORT int32_t cairn_file_sync(cairn_file *file, int32_t *os_error)
     return cairn_win_flush(file, os_error);
 }
 
+/* Windows has no per-range read-ahead request for a file handle; its cache manager reads ahead of
+ * sequential reads by itself, so the hint has nothing to add. */
+CAIRN_EXPORT int32_t cairn_file_prefetch(cairn_file *file, int64_t offset, int64_t length, int32_t *os_error)
+{
+    if (file == NULL || offset < 0 || length < 0)
+        return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
+    return cairn_ok(os_error);
+}
+
 CAIRN_EXPORT int32_t cairn_file_lock(cairn_file *file, int32_t *os_error)
 {
     if (file == NULL)

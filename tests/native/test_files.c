@@ -131,6 +131,14 @@ static void test_read_eof(const char *dir)
     CHECK(got == 0);
     CHECK_OK(cairn_file_read(f, back, 0, 50000, &got, &test_last_os_error));
     CHECK(got == 0);
+    /* A prefetch is only a hint: past the end, empty or whole-file, it succeeds and changes nothing. */
+    CHECK_OK(cairn_file_prefetch(f, 0, 10000, &test_last_os_error));
+    CHECK_OK(cairn_file_prefetch(f, 8192, 1 << 20, &test_last_os_error));
+    CHECK_OK(cairn_file_prefetch(f, 50000, 0, &test_last_os_error));
+    CHECK(cairn_file_prefetch(f, -1, 1, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_prefetch(f, 0, -1, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK_OK(cairn_file_read(f, back, 10000, 0, &got, &test_last_os_error));
+    CHECK(got == 10000 && memcmp(back, data, 10000) == 0);
     CHECK(cairn_file_read(f, NULL, 1, 0, &got, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(cairn_file_read(f, back, 1, -1, &got, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(cairn_file_read(f, back, 1, 0, NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
@@ -340,6 +348,7 @@ static void test_null_handles(void)
     CHECK(cairn_file_zero(NULL, 0, 1, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(cairn_file_punch_hole(NULL, 0, 1, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(cairn_file_sync(NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_prefetch(NULL, 0, 1, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(cairn_file_read(NULL, &byte, 1, 0, &v, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(cairn_file_write(NULL, NULL, 0, 0, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
 }

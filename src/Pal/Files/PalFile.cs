@@ -126,6 +126,13 @@ public sealed unsafe class PalFile : IDisposable
             PalIoRecording.Record(PalTracedKind.Sync, FilePath);
     }
 
+    /// <summary>
+    /// Asks the OS to start reading a range into its cache in the background (POSIX_FADV_WILLNEED;
+    /// nothing on Windows, whose cache manager reads ahead of sequential handles by itself).
+    /// </summary>
+    public void Prefetch(long offset, long length) =>
+        Check(NativeMethods.cairn_file_prefetch(_handle, offset, length, out int osError), osError, "prefetching", offset);
+
     /// <summary>Takes an exclusive lock held until the file is closed; throws <see cref="FileLockedException"/> if another holder has it.</summary>
     public void Lock()
         => Check(NativeMethods.cairn_file_lock(_handle, out int osError), osError, "locking");

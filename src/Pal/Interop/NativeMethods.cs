@@ -45,6 +45,9 @@ internal static unsafe partial class NativeMethods
     internal static partial int cairn_file_sync(SafePalFileHandle file, out int osError);
 
     [LibraryImport(LibraryName)]
+    internal static partial int cairn_file_prefetch(SafePalFileHandle file, long offset, long length, out int osError);
+
+    [LibraryImport(LibraryName)]
     internal static partial int cairn_file_lock(SafePalFileHandle file, out int osError);
 
     [LibraryImport(LibraryName)]

@@ -13,6 +13,13 @@ internal sealed unsafe class JournalReadWindow : IDisposable
     private const long ChunkSize = 4L << 20;
     private const int MaxReadSize = 1 << 30;
 
+    // How far ahead of the reads the OS is asked to fetch: decoding a chunk takes several times longer
+    // than reading it from disk, so a few chunks in flight keep a cold replay from waiting on each read.
+    private const long ReadAhead = 8 * ChunkSize;
+
+    private readonly bool _readAhead;
+    private long _prefetchedUpTo;
+
     private readonly JournalBuffer _buffer = new(ChunkSize);
     private PalFile? _file;
     private long _start;
@@ -23,12 +30,19 @@ internal sealed unsafe class JournalReadWindow : IDisposable
     /// <summary>Bytes read from files so far, for the recovery summary.</summary>
     public long BytesRead { get; private set; }
 
+    /// <param name="readAhead">
+    /// Whether to ask the OS to read ahead of this window (the replay, which reads whole journals);
+    /// not for scans that look at the first entry of a file or skip through its tail.
+    /// </param>
+    public JournalReadWindow(bool readAhead) => _readAhead = readAhead;
+
     public void Reset(PalFile file)
     {
         _file = file;
         FileSize = file.GetSize();
         _start = 0;
         _length = 0;
+        _prefetchedUpTo = 0;
     }
 
     /// <summary>
@@ -47,6 +61,8 @@ internal sealed unsafe class JournalReadWindow : IDisposable
             return _buffer.Pointer + (offset - _start);
         }
         long length = Math.Min(Math.Max(ChunkSize, need), toEnd);
+        if (_readAhead)
+            PrefetchBeyond(file, offset + length);
         _buffer.EnsureCapacity(Math.Max(length, JournalEntryHeader.Alignment));
         long read = 0;
         while (read < length)
@@ -62,6 +78,17 @@ internal sealed unsafe class JournalReadWindow : IDisposable
         _length = read;
         available = read;
         return _buffer.Pointer;
+    }
+
+    private void PrefetchBeyond(PalFile file, long position)
+    {
+        long target = Math.Min(position + ReadAhead, FileSize);
+        if (target - _prefetchedUpTo < ReadAhead / 2)
+            return; // ask in large steps, not once per chunk
+        long from = Math.Max(position, _prefetchedUpTo);
+        if (target > from)
+            file.Prefetch(from, target - from);
+        _prefetchedUpTo = target;
     }
 
     /// <summary>Validates the entry at <paramref name="offset"/>, reading all of it when its header says it is longer than the window.</summary>

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using Cairn.Diagnostics;
 using Cairn.Journal;
 using Cairn.Journal.Files;
@@ -24,8 +25,8 @@ internal sealed unsafe class JournalRecovery : IDisposable
     private readonly ILogger _logger;
     private readonly RecoveredPages _pages;
     private readonly JournalEntryReader _reader = new();
-    private readonly JournalReadWindow _window = new();
-    private readonly JournalReadWindow _scanWindow = new();
+    private readonly JournalReadWindow _window = new(readAhead: true);
+    private readonly JournalReadWindow _scanWindow = new(readAhead: false);
     private readonly List<(long Sequence, string Path)> _journals = [];
     private readonly List<RetainedJournal> _retained = [];
     private readonly List<RecyclableJournal> _recyclable = [];
@@ -137,6 +138,8 @@ internal sealed unsafe class JournalRecovery : IDisposable
     }
 
     /// <summary>Replays one journal. False when it ended in a torn tail (recovery stops there).</summary>
+    // Runs once per open, so tiered compilation would leave its loop in unoptimized code for most of a replay.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private bool ReplayJournal(List<(long Sequence, string Path)> journals, int index)
     {
         var (sequence, path) = journals[index];

@@ -29,7 +29,12 @@ public static class PalFileSystem
     {
         Call(NativeMethods.cairn_rename_durable(Init(from), to, out int osError), osError, $"renaming to '{to}'", from);
         if (PalIoRecording.IsActive)
+        {
+            // The directory syncs persist every earlier change to those directories too (a create, say),
+            // so they are traced as what they are, not only as a durable rename.
             PalIoRecording.Record(PalTracedKind.Rename, from, otherPath: to, durable: true);
+            RecordDirectorySyncs(from, to);
+        }
     }
 
     /// <summary>Creates <paramref name="newLink"/> as another name of <paramref name="existing"/> and syncs its directory.</summary>
@@ -37,7 +42,18 @@ public static class PalFileSystem
     {
         Call(NativeMethods.cairn_hard_link(Init(existing), newLink, out int osError), osError, $"hard-linking as '{newLink}'", existing);
         if (PalIoRecording.IsActive)
+        {
             PalIoRecording.Record(PalTracedKind.Link, existing, otherPath: newLink, durable: true);
+            RecordDirectorySyncs(newLink, newLink);
+        }
+    }
+
+    private static void RecordDirectorySyncs(string a, string b)
+    {
+        string first = Path.GetDirectoryName(Path.GetFullPath(a))!, second = Path.GetDirectoryName(Path.GetFullPath(b))!;
+        PalIoRecording.Record(PalTracedKind.SyncDirectory, first);
+        if (!string.Equals(first, second, StringComparison.Ordinal))
+            PalIoRecording.Record(PalTracedKind.SyncDirectory, second);
     }
 
     /// <summary>True when both paths name the same file (same device and inode / volume and file index).</summary>

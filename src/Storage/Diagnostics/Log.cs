@@ -54,6 +54,10 @@ internal static partial class Log
         Message = "Journal {Journal} is covered by a sync but could not be deleted; it is tried again after the next sync")]
     public static partial void JournalNotDeleted(ILogger logger, Exception exception, string journal);
 
+    [LoggerMessage(EventId = 1204, Level = LogLevel.Warning,
+        Message = "Could not prepare spare journal {Journal} ({Size} bytes) in the background; the next journal switch creates its file on the commit path")]
+    public static partial void JournalSpareNotPrepared(ILogger logger, Exception exception, string journal, long size);
+
     [LoggerMessage(EventId = 1300, Level = LogLevel.Information,
         Message = "Data-file writes use {Backend}")]
     public static partial void DataFileWriterBackend(ILogger logger, string backend);

@@ -163,6 +163,7 @@ public sealed unsafe partial class StorageEnvironment
     /// <summary>Tells the flusher about work: the first commit it has not seen starts its delay, a full scratch area wakes it now.</summary>
     private void AfterCommit()
     {
+        _journal.RequestSpare();
         if (Volatile.Read(ref _unflushedSince) == 0)
         {
             Volatile.Write(ref _unflushedSince, Stopwatch.GetTimestamp());

@@ -81,11 +81,13 @@ public sealed unsafe partial class StorageEnvironment
                 state.FreeSpaceDirectoryPage, state.NextPageNumber);
             var ioStats = new IoStats(options.IoStatsCapacity);
             var journal = new WriteAheadJournal(journals, sizing, ioStats, logger, options.SlowJournalWriteThreshold,
-                recovery.NextSequence, recovery.RetainedJournals, recovery.RecyclableJournals, recovery.NextRecyclableNumber);
+                recovery.NextSequence, recovery.RetainedJournals, recovery.RecyclableJournals, recovery.NextRecyclableNumber,
+                options.PrepareSpareJournals);
             var environment = new StorageEnvironment(options, logger, ioStats, dataFile, headers, scratch, state, freeSpace, journal);
             if (recovery.TransactionsReplayed > 0)
                 environment._unflushedSince = Stopwatch.GetTimestamp();
             environment._flushThread = new FlushThread("cairn-flusher", environment.RunFlushCycle);
+            journal.RequestSpare();
             Log.EnvironmentOpened(logger, directory, state.TransactionId, dataFile.PageCount, recovery.TransactionsReplayed,
                 Stopwatch.GetElapsedTime(started).TotalMilliseconds);
             return environment;

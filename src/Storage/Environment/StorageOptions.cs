@@ -65,4 +65,10 @@ public sealed class StorageOptions
 
     /// <summary>How many of the most recent I/O operations <see cref="StorageEnvironment.IoStats"/> keeps (a power of two).</summary>
     public int IoStatsCapacity { get; init; } = 4096;
+
+    /// <summary>
+    /// Whether the background thread prepares the next journal file ahead of the switch (always, outside
+    /// tests; a test turns it off to make the commit path create the file itself).
+    /// </summary>
+    internal bool PrepareSpareJournals { get; init; } = true;
 }

@@ -18,14 +18,16 @@ public sealed class IoFaultTests : IDisposable
     private const int EIO = 5;
     private const int FlushPostponedEvent = 1400;
     private const int EnvironmentFailedEvent = 1401;
+    private const int SpareNotPreparedEvent = 1204;
 
     public void Dispose() => PalFaultInjection.Disarm();
 
-    private static StorageOptions Quiet(string path, CapturingLoggerFactory? log = null) => new(path)
+    private static StorageOptions Quiet(string path, CapturingLoggerFactory? log = null, bool prepareSpareJournals = true) => new(path)
     {
         MaxFlushDelay = TimeSpan.FromHours(1),
         SyncInterval = TimeSpan.FromHours(1),
         LoggerFactory = log,
+        PrepareSpareJournals = prepareSpareJournals,
     };
 
     private static void Commit(StorageEnvironment env, int i)
@@ -73,8 +75,9 @@ public sealed class IoFaultTests : IDisposable
     public void A_full_disk_while_creating_the_first_journal_fails_that_commit_only()
     {
         using var dir = new TestDirectory("fault-journal-create");
-        var env = StorageEnvironment.Open(Quiet(dir.Path));
-        // The first commit creates the journal, whose pre-zeroing write is the one that fails.
+        // No spare prepared in the background: the first commit creates the journal, whose pre-zeroing
+        // write is the one that fails.
+        var env = StorageEnvironment.Open(Quiet(dir.Path, prepareSpareJournals: false));
         PalFaultInjection.Arm(PalFaultKind.WriteError, osError: ENOSPC, pathFilter: JournalFilter(dir.Path));
         Assert.Throws<DiskFullException>(() => Commit(env, 0));
         Assert.False(env.HasFailed);
@@ -83,6 +86,31 @@ public sealed class IoFaultTests : IDisposable
 
         using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
         AssertKeys(reopened, 1);
+        reopened.Verify();
+    }
+
+    [Fact]
+    public void A_full_disk_while_preparing_a_spare_journal_is_logged_and_the_commit_creates_its_own()
+    {
+        using var dir = new TestDirectory("fault-journal-spare");
+        var log = new CapturingLoggerFactory();
+        // Before the open: the only journal I/O before the first commit is the background preparation.
+        PalFaultInjection.Arm(PalFaultKind.WriteError, osError: ENOSPC, pathFilter: JournalFilter(dir.Path));
+        var env = StorageEnvironment.Open(Quiet(dir.Path, log));
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(30);
+        while (!log.WithEventId(SpareNotPreparedEvent).Any())
+        {
+            Assert.True(DateTime.UtcNow < deadline, "the background thread never tried to prepare a spare journal");
+            Thread.Sleep(5);
+        }
+        Assert.Empty(Directory.GetFiles(Path.Combine(dir.Path, "Journals"))); // the failed spare was removed
+        Commit(env, 0);
+        Commit(env, 1);
+        Assert.False(env.HasFailed);
+        env.SimulateProcessCrash();
+
+        using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
+        AssertKeys(reopened, 0, 1);
         reopened.Verify();
     }
 

@@ -29,10 +29,18 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
     private long _nextSequence;
     private long _nextRecyclableNumber;
     private bool _warnedDirectFallback;
+    private readonly bool _prepareSpares;
+    private volatile bool _spareWanted;
+    private Task _spareTask = Task.CompletedTask;
+    private int _spareRunning;
+    private volatile bool _disposing;
 
     public WriteAheadJournal(string directory, JournalSizing sizing, IoStats ioStats, ILogger logger, TimeSpan slowWrite,
-        long nextSequence, IEnumerable<RetainedJournal> retained, IEnumerable<RecyclableJournal> recyclable, long nextRecyclableNumber)
+        long nextSequence, IEnumerable<RetainedJournal> retained, IEnumerable<RecyclableJournal> recyclable, long nextRecyclableNumber,
+        bool prepareSpares = true)
     {
+        _prepareSpares = prepareSpares;
+        _spareWanted = prepareSpares;
         _directory = directory;
         _sizing = sizing;
         _ioStats = ioStats;
@@ -90,6 +98,8 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
                 throw new JournalWriteFatalException(journal.FilePath, offset, e);
             }
             long end = Stopwatch.GetTimestamp();
+            if (_prepareSpares && !_spareWanted && journal.WritePosition * 2 >= journal.Size)
+                _spareWanted = SpareSizeWanted() > 0;
             _ioStats.Record(IoOperationKind.JournalWrite, start, end, length, journal.FilePath,
                 firstTransactionId, lastTransactionId, transactionCount);
             var elapsed = Stopwatch.GetElapsedTime(start, end);
@@ -156,6 +166,101 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
         return Release(long.MaxValue);
     }
 
+    /// <summary>
+    /// Whether the next switch has no spare file ready (the active journal is half full, or there is none
+    /// yet): <see cref="RequestSpare"/> would start preparing one.
+    /// </summary>
+    public bool SpareWanted => _spareWanted;
+
+    /// <summary>
+    /// When <see cref="SpareWanted"/>, starts preparing the spare on a thread of its own (unless that is
+    /// under way): pre-zeroing up to <see cref="JournalSizing.MaxSize"/> bytes takes long enough that
+    /// neither a commit nor the flusher should wait for it. Happens about once per journal file.
+    /// </summary>
+    public void RequestSpare()
+    {
+        if (!_spareWanted || _disposing || Interlocked.CompareExchange(ref _spareRunning, 1, 0) != 0)
+            return;
+        _spareTask = Task.Factory.StartNew(static state => ((WriteAheadJournal)state!).RunSpare(), this,
+            CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+    }
+
+    private void RunSpare()
+    {
+        try
+        {
+            PrepareSpare();
+        }
+        finally
+        {
+            Volatile.Write(ref _spareRunning, 0);
+        }
+    }
+
+    /// <summary>
+    /// Creates and pre-zeroes the file the next switch will rename into place, so that a commit that
+    /// fills the active journal pays for a rename, not for writing a file of zeros. A failure (a full
+    /// disk, say) is logged and leaves the switch to create the file itself.
+    /// </summary>
+    private void PrepareSpare()
+    {
+        if (!_spareWanted || _disposing)
+            return;
+        long size;
+        string path;
+        lock (_gate)
+        {
+            size = SpareSizeWanted();
+            _spareWanted = false;
+            if (size == 0)
+                return;
+            path = Path.Combine(_directory, JournalFileName.Recyclable(_nextRecyclableNumber++));
+        }
+        try
+        {
+            // Allocated, written with zeros and synced. Its name need not be durable yet: the rename that
+            // makes it a journal syncs the directory, and a spare lost in a crash is just not there.
+            using (PalFile.OpenJournal(path, size))
+            {
+            }
+        }
+        catch (Exception e) when (e is PalIOException or IOException or UnauthorizedAccessException)
+        {
+            TryDelete(path);
+            Log.JournalSpareNotPrepared(_logger, e, path, size);
+            return;
+        }
+        lock (_gate)
+        {
+            _recyclable.Add(new RecyclableJournal(path, size));
+        }
+    }
+
+    /// <summary>
+    /// Under the lock: the size the next file is likely to need, or 0 if a spare of that size is ready or
+    /// it is too early to tell. The fill time of the active file is projected from how far it has come.
+    /// </summary>
+    private long SpareSizeWanted()
+    {
+        long wanted;
+        if (_active is null)
+        {
+            wanted = _sizing.NextSize(0, TimeSpan.Zero, 0);
+        }
+        else
+        {
+            if (_active.WritePosition * 2 < _active.Size)
+                return 0;
+            var elapsed = Stopwatch.GetElapsedTime(_active.CreatedTimestamp);
+            var projected = elapsed * ((double)_active.Size / Math.Max(1, _active.WritePosition));
+            wanted = _sizing.NextSize(_active.Size, projected, 0);
+        }
+        foreach (var spare in _recyclable)
+            if (spare.Size >= wanted)
+                return 0;
+        return wanted;
+    }
+
     private void SwitchFile(long entryLength)
     {
         long previousSize = 0;
@@ -175,19 +280,23 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
         {
             if (spare >= 0)
             {
+                // The spare's own size, even when the sizing asked for more: growing it here would write
+                // zeros on the commit path, which is what spares are for avoiding. The next spare catches up.
                 var recyclable = _recyclable[spare];
                 PalFileSystem.RenameDurable(recyclable.FilePath, path);
                 _recyclable.RemoveAt(spare);
-                size = Math.Max(size, recyclable.Size);
+                size = recyclable.Size;
                 how = $"recycled from {Path.GetFileName(recyclable.FilePath)}";
+                _active = JournalFile.Open(sequence, path, size);
             }
             else
             {
                 how = "new, pre-zeroed";
+                _active = JournalFile.Open(sequence, path, size);
+                // The new name must survive a crash, or entries written into the file would be lost with it.
+                // (A durable rename has already synced the directory.)
+                PalFileSystem.SyncDirectory(_directory);
             }
-            _active = JournalFile.Open(sequence, path, size);
-            // The new name must survive a crash, or entries written into the file would be lost with it.
-            PalFileSystem.SyncDirectory(_directory);
         }
         catch
         {
@@ -197,6 +306,7 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
             throw;
         }
         _nextSequence = sequence + 1;
+        _spareWanted = _prepareSpares && SpareSizeWanted() > 0;
         Log.JournalCreated(_logger, path, size, how);
         if (_active.DirectIOFellBack && !_warnedDirectFallback)
         {
@@ -296,6 +406,8 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
     /// <summary>Closes the active file without deleting anything (a clean close calls <see cref="ReleaseAll"/> first).</summary>
     public void Dispose()
     {
+        _disposing = true;
+        _spareTask.Wait(); // no file appears in the directory after the environment let go of it
         lock (_gate)
         {
             _active?.Dispose();

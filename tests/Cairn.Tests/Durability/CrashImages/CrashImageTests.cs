@@ -15,7 +15,7 @@ namespace Cairn.Tests.Durability.CrashImages;
 /// </summary>
 public class CrashImageTests(ITestOutputHelper output)
 {
-    private const int Transactions = 60;
+    private const int Transactions = 80;
 
     private static StorageOptions Busy(string path) => new(path)
     {

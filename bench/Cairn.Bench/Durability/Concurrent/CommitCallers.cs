@@ -10,9 +10,9 @@ namespace Cairn.Bench.Durability.Concurrent;
 /// durable commits one after another and the round ends when the last one is done.
 /// </summary>
 /// <remarks>
-/// Keys: caller <c>c</c> of <c>n</c> puts <see cref="DurableKeys"/> indices c, c + n, c + 2n, …,
-/// continuing across rounds, so every put in a run is a distinct key and the callers together
-/// cover the same indices as one caller would. Latencies: in a round that records, each put's
+/// Keys: caller <c>c</c> of <c>n</c> puts <see cref="DurableKeys"/> indices f + c, f + c + n,
+/// f + c + 2n, … (f the first key, 0 in the benchmark), continuing across rounds, so every put in a
+/// run is a distinct key and the callers together cover the same indices as one caller would. Latencies: in a round that records, each put's
 /// <see cref="Stopwatch"/> ticks go into the caller's own array, allocated up front for
 /// <see cref="MaxRecordedRounds"/> rounds; nothing is allocated or shared per put.
 /// </remarks>
@@ -24,6 +24,7 @@ public sealed class CommitCallers : IDisposable
     private readonly IDurableStore _store;
     private readonly int _callerCount;
     private readonly int _putsPerCaller;
+    private readonly ulong _firstKey;
     private readonly Thread[] _threads;
     private readonly long[][] _latencies;
     private readonly Barrier _start;
@@ -33,13 +34,14 @@ public sealed class CommitCallers : IDisposable
     private volatile bool _recordThisRound;
     private int _recordedRounds;
 
-    public CommitCallers(IDurableStore store, int callerCount, int putsPerCaller)
+    public CommitCallers(IDurableStore store, int callerCount, int putsPerCaller, ulong firstKey = 0)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(callerCount, 1);
         ArgumentOutOfRangeException.ThrowIfLessThan(putsPerCaller, 1);
         _store = store;
         _callerCount = callerCount;
         _putsPerCaller = putsPerCaller;
+        _firstKey = firstKey;
         _latencies = new long[callerCount][];
         _failures = new Exception?[callerCount];
         _threads = new Thread[callerCount];
@@ -147,7 +149,7 @@ public sealed class CommitCallers : IDisposable
         Span<byte> key = stackalloc byte[DurableKeys.KeySize];
         Span<byte> value = stackalloc byte[BenchValues.ValueSize];
         var latencies = _latencies[caller];
-        var nextKey = (ulong)caller;
+        var nextKey = _firstKey + (ulong)caller;
         var step = (ulong)_callerCount;
         try
         {

@@ -19,8 +19,8 @@ namespace Cairn.Bench.Durability;
 /// them (<see cref="IDurableLogCounter"/>), the durable log writes, over the measured iterations only
 /// (<see cref="MeasuredStageListener"/>), and prints them at cleanup for the p50, p99 and
 /// puts-per-log-write columns (<see cref="ConcurrentCommitResult"/>). Each case starts from an
-/// empty store in GlobalSetup and grows to about 33,000 keys (8 rounds: jitting, warm-up, 5
-/// measured, and the engine's allocation-counting one).
+/// empty store in GlobalSetup and grows to about 29,000 keys (7 rounds: warm-up, 5 measured, and
+/// the engine's allocation-counting one; the Monitoring strategy runs no jitting round).
 /// </remarks>
 [MemoryDiagnoser]
 [Config(typeof(ConcurrentCommitConfig))]

@@ -18,7 +18,7 @@ public static class RocksDbPeer
     private static readonly string[] s_reportedOptions =
     [
         "use_fsync", "manual_wal_flush", "enable_pipelined_write", "two_write_queues", "unordered_write",
-        "allow_concurrent_memtable_write", "recycle_log_file_num", "wal_bytes_per_sync", "wal_compression",
+        "allow_concurrent_memtable_write", "enable_write_thread_adaptive_yield", "recycle_log_file_num", "wal_bytes_per_sync", "wal_compression",
         "write_buffer_size",
     ];
 

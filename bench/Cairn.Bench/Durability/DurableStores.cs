@@ -4,14 +4,15 @@ namespace Cairn.Bench.Durability;
 
 /// <summary>
 /// The stores the durable-commit benchmarks compare. The ratio columns divide by <see cref="Raw"/>
-/// (the disk's own rate), <see cref="Lmdb"/> and <see cref="Sqlite"/>. Adding a store (RocksDB with sync=true in the
-/// merger issue) is one class implementing <see cref="IDurableStore"/> plus one line here.
+/// (the disk's own rate), <see cref="Lmdb"/>, <see cref="Sqlite"/> and <see cref="RocksDb"/>. Adding
+/// a store is one class implementing <see cref="IDurableStore"/> plus one line here.
 /// </summary>
 public static class DurableStores
 {
     public const string Raw = "raw";
     public const string Lmdb = "lmdb";
     public const string Sqlite = "sqlite";
+    public const string RocksDb = "rocksdb";
     public const string Cairn = "cairn";
 
     /// <summary>Set to a comma-separated list of names to run only those stores.</summary>
@@ -22,6 +23,7 @@ public static class DurableStores
         (Raw, () => new RawJournalStore()),
         (Lmdb, () => new LmdbDurableStore()),
         (Sqlite, () => new SqliteDurableStore()),
+        (RocksDb, () => new RocksDbDurableStore()),
         (Cairn, () => new CairnDurableStore()),
     ];
 

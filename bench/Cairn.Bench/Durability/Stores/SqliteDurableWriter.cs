@@ -6,7 +6,9 @@ namespace Cairn.Bench.Durability.Stores;
 /// One connection and its three prepared statements (BEGIN IMMEDIATE, the insert, COMMIT), reused
 /// for every put; only the parameter bytes change. BEGIN IMMEDIATE takes the write lock up front,
 /// which costs nothing alone and is what several writers on one file need (a deferred transaction
-/// that later needs the lock can fail with SQLITE_BUSY instead of waiting).
+/// that later needs the lock can fail with SQLITE_BUSY instead of waiting). Writers of one store
+/// hold the store's in-process lock from BEGIN to COMMIT, so they wait for each other on it rather
+/// than in the driver's busy-retry sleeps (<see cref="SqliteDurableStore"/>).
 /// </summary>
 /// <remarks>
 /// Allocation per put: Microsoft.Data.Sqlite creates a SqliteDataReader (and the enumerator over
@@ -17,12 +19,14 @@ namespace Cairn.Bench.Durability.Stores;
 internal sealed class SqliteDurableWriter : IDurableWriter
 {
     private readonly SqliteConnection _connection;
+    private readonly Lock _writeLock;
     private readonly SqliteCommand _begin, _insert, _commit, _rollback;
     private readonly SqliteParameter _key, _value;
 
-    public SqliteDurableWriter(SqliteConnection connection)
+    public SqliteDurableWriter(SqliteConnection connection, Lock writeLock)
     {
         _connection = connection;
+        _writeLock = writeLock;
         _begin = Prepare("BEGIN IMMEDIATE");
         _insert = Prepare("INSERT OR REPLACE INTO kv(key, value) VALUES ($key, $value)", insert =>
         {
@@ -39,18 +43,21 @@ internal sealed class SqliteDurableWriter : IDurableWriter
     {
         Fill(_key, key);
         Fill(_value, value);
-        _begin.ExecuteNonQuery();
-        try
+        lock (_writeLock)
         {
-            _insert.ExecuteNonQuery();
-            _commit.ExecuteNonQuery();
-        }
-        catch
-        {
-            // A failed COMMIT can leave the transaction open (SQLITE_BUSY); a failed insert always does.
-            if (SQLitePCL.raw.sqlite3_get_autocommit(_connection.Handle) == 0)
-                _rollback.ExecuteNonQuery();
-            throw;
+            _begin.ExecuteNonQuery();
+            try
+            {
+                _insert.ExecuteNonQuery();
+                _commit.ExecuteNonQuery();
+            }
+            catch
+            {
+                // A failed COMMIT can leave the transaction open (SQLITE_BUSY); a failed insert always does.
+                if (SQLitePCL.raw.sqlite3_get_autocommit(_connection.Handle) == 0)
+                    _rollback.ExecuteNonQuery();
+                throw;
+            }
         }
     }
 

@@ -35,7 +35,7 @@ public sealed unsafe partial class StorageEnvironment
             ThrowIfFailed();
             tx.StampDirtyPages();
             long transactionId = tx.State.TransactionId + 1;
-            long entryLength = BuildJournalEntry(tx, transactionId);
+            long entryLength = BuildJournalEntry(tx, transactionId, _entryBuffer);
             JournalPosition position;
             try
             {
@@ -50,7 +50,7 @@ public sealed unsafe partial class StorageEnvironment
             {
                 throw Fail("writing the journal", e.InnerException ?? e);
             }
-            Publish(tx, transactionId, position);
+            Publish(tx, transactionId, position, commitFreeSpace: true);
             published = true;
         }
         finally
@@ -60,6 +60,7 @@ public sealed unsafe partial class StorageEnvironment
                 tx.DiscardDirtyPages();
                 _freeSpace.Rollback();
             }
+            _userWriterOpen = false;
             _readers.MarkIdle(_writerSlot);
             _writeLock.Release();
         }
@@ -75,17 +76,18 @@ public sealed unsafe partial class StorageEnvironment
         }
         finally
         {
+            _userWriterOpen = false;
             _readers.MarkIdle(_writerSlot);
             _writeLock.Release();
         }
     }
 
     /// <summary>Builds the entry into the reusable aligned buffer and returns its length.</summary>
-    private long BuildJournalEntry(LowLevelTransaction tx, long transactionId)
+    private long BuildJournalEntry(LowLevelTransaction tx, long transactionId, JournalBuffer buffer)
     {
         try
         {
-            _entryWriter.Begin(_entryBuffer, transactionId, _environmentId);
+            _entryWriter.Begin(buffer, transactionId, _environmentId);
             foreach (var (pageNumber, run) in tx.DirtyPages)
             {
                 byte* previous = run.IsNew ? null : tx.GetCommittedPage(pageNumber);
@@ -101,7 +103,12 @@ public sealed unsafe partial class StorageEnvironment
     }
 
     /// <summary>Publishes the committed transaction as the new state; its page versions belong to the page table from now on.</summary>
-    private void Publish(LowLevelTransaction tx, long transactionId, JournalPosition position)
+    /// <remarks>
+    /// <paramref name="commitFreeSpace"/>: whether the free-space map's record of this transaction's
+    /// allocations is dropped now; a merged transaction dropped it when it was prepared, and the map's
+    /// record belongs to the next transaction by the time this one is published.
+    /// </remarks>
+    private void Publish(LowLevelTransaction tx, long transactionId, JournalPosition position, bool commitFreeSpace)
     {
         lock (_stateLock)
         {
@@ -127,7 +134,8 @@ public sealed unsafe partial class StorageEnvironment
             var next = new EnvironmentState(transactionId, current.Epoch + 1, pages.ToImmutable(), tx.NextPageNumber,
                 tx.RootTree, _freeSpace.DirectoryPage, current.View, position);
             PublishLocked(next, retired);
-            _freeSpace.Commit();
+            if (commitFreeSpace)
+                _freeSpace.Commit();
             tx.DirtyPages.Clear();
             tx.FreedPages.Clear();
             ReclaimLocked();

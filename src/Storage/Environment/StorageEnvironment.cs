@@ -137,6 +137,7 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
             ReclaimUnreachable();
             var state = PublishReader(_writerSlot, Volatile.Read(ref _current));
             var low = LowLevelTransaction.ForWriting(_dataFile, _scratch, state, _freeSpace, _writerDirtyPages, _writerFreedPages);
+            _userWriterOpen = true;
             return new WriteTransaction(this, low);
         }
         catch
@@ -166,6 +167,10 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
     {
         if (Volatile.Read(ref _disposed) != 0)
             return;
+        if (_userWriterOpen)
+            throw new LiveTransactionsException(_readers.ActiveCount - (_readers.IsActive(_flusherSlot) ? 1 : 0) - 1, writer: true);
+        // First, because the merger holds the write lock while it works: every queued operation commits.
+        StopMerger();
         bool writerOpen = !_writeLock.Wait(0);
         int readers = _readers.ActiveCount - (_readers.IsActive(_flusherSlot) ? 1 : 0) - (writerOpen && _readers.IsActive(_writerSlot) ? 1 : 0);
         if (readers > 0 || writerOpen)
@@ -217,6 +222,7 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
 
     private void ReleaseResources()
     {
+        _merger?.Dispose();
         _flushThread?.Dispose();
         _readContexts.Clear();
         lock (_stateLock)

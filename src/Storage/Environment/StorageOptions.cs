@@ -67,6 +67,21 @@ public sealed class StorageOptions
     public int IoStatsCapacity { get; init; } = 4096;
 
     /// <summary>
+    /// Operations <see cref="StorageEnvironment.WriteAsync{TState}(TState, Action{WriteTransaction, TState}, CancellationToken)"/>
+    /// may have queued before callers wait for room.
+    /// </summary>
+    public int MergerMaxQueuedOperations { get; init; } = 16384;
+
+    /// <summary>How long a caller waits for room in a full merger queue before its task fails with <see cref="MergerQueueFullException"/>.</summary>
+    public TimeSpan MergerQueueTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>A merged transaction takes no more operations once its modified pages reach this size; it commits next.</summary>
+    public long MergerMaxTransactionBytes { get; init; } = 32L << 20;
+
+    /// <summary>A merged transaction takes no more operations after executing for this long; it commits next.</summary>
+    public TimeSpan MergerMaxBatchDuration { get; init; } = TimeSpan.FromMilliseconds(20);
+
+    /// <summary>
     /// Whether the background thread prepares the next journal file ahead of the switch (always, outside
     /// tests; a test turns it off to make the commit path create the file itself).
     /// </summary>

@@ -32,3 +32,13 @@ public sealed class ScratchMemoryExhaustedException(long bytesInUse, long limit,
 
     public TimeSpan Timeout { get; } = timeout;
 }
+
+/// <summary>
+/// The transaction merger's queue stayed full (<see cref="StorageOptions.MergerMaxQueuedOperations"/>
+/// operations) for <see cref="StorageOptions.MergerQueueTimeout"/>: the operation was not queued.
+/// </summary>
+public sealed class MergerQueueFullException(int capacity, TimeSpan timeout)
+    : TimeoutException($"The transaction merger's queue stayed full ({capacity} operations) for {timeout.TotalSeconds:F1} s; the operation was not queued.")
+{
+    public int Capacity { get; } = capacity;
+}

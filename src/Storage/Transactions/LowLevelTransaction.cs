@@ -65,6 +65,16 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess
 
     public List<(long PageNumber, int Count)> FreedPages => _freed;
 
+    /// <summary>Dirty pages (counting every page of a run) this transaction holds: what its commit will carry.</summary>
+    public long DirtyPageTotal { get; private set; }
+
+    /// <summary>
+    /// The merger's writer: swaps the state this transaction reads through for the published state of
+    /// the transaction it was opened on top of, which shows the same pages (some now in the data file
+    /// instead of scratch memory). Its own changes, next page number and root stay as they are.
+    /// </summary>
+    public void Rebase(EnvironmentState published) => _state = published;
+
     /// <summary>Moves a reader to a newer state (used when a pooled reader is reused).</summary>
     public void Rebind(EnvironmentState state)
     {
@@ -101,6 +111,7 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess
         byte* copy = _scratch.Allocate(count);
         Buffer.MemoryCopy(committed, copy, (long)count * StorageConstants.PageSize, (long)count * StorageConstants.PageSize);
         _dirty[pageNumber] = new DirtyRun((nint)copy, count, IsNew: false);
+        DirtyPageTotal += count;
         return copy;
     }
 
@@ -118,6 +129,7 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess
         byte* page = _scratch.AllocateZeroed(count);
         ((PageHeader*)page)->PageNumber = pageNumber;
         _dirty[pageNumber] = new DirtyRun((nint)page, count, IsNew: true);
+        DirtyPageTotal += count;
         return page;
     }
 
@@ -127,7 +139,10 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess
         _freeSpace!.Free(this, pageNumber, count);
         _freed.Add((pageNumber, count));
         if (_dirty.Remove(pageNumber, out var run))
+        {
             _scratch.Free((byte*)run.Pointer, run.PageCount);
+            DirtyPageTotal -= run.PageCount;
+        }
     }
 
     /// <summary>Stamps page numbers and checksums on everything this transaction wrote.</summary>
@@ -144,6 +159,7 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess
             _scratch.Free((byte*)run.Pointer, run.PageCount);
         _dirty.Clear();
         _freed.Clear();
+        DirtyPageTotal = 0;
     }
 
     private void EnsureWritable()

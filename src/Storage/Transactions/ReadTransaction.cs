@@ -81,11 +81,15 @@ public class ReadTransaction : IDisposable
 
     public void Dispose()
     {
+        if (!CanDispose)
+            throw new InvalidOperationException("This transaction belongs to the transaction merger, which ends it: return from the operation instead.");
         if (_disposed)
             return;
         _disposed = true;
         OnDispose();
     }
+
+    private protected virtual bool CanDispose => true;
 
     private protected virtual void OnDispose() => Environment.EndRead(_context);
 }

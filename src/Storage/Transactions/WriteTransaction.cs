@@ -8,12 +8,20 @@ namespace Cairn;
 /// </summary>
 public sealed class WriteTransaction : ReadTransaction
 {
+    private readonly bool _merged;
     private bool _completed;
 
-    internal WriteTransaction(StorageEnvironment environment, Transactions.LowLevelTransaction low)
+    /// <param name="merged">
+    /// The transaction merger's: shared by many callers' operations, committed and discarded by the
+    /// merger only (an operation that commits or disposes it gets an exception).
+    /// </param>
+    internal WriteTransaction(StorageEnvironment environment, Transactions.LowLevelTransaction low, bool merged = false)
         : base(environment, new Transactions.ReadContext(low, readerSlot: -1))
     {
+        _merged = merged;
     }
+
+    private protected override bool CanDispose => !_merged;
 
     /// <summary>Opens the tree, creating an empty one if there is none by that name.</summary>
     public Tree CreateTree(string name)
@@ -42,6 +50,8 @@ public sealed class WriteTransaction : ReadTransaction
     public void Commit()
     {
         ThrowIfDisposed();
+        if (_merged)
+            throw new InvalidOperationException("This transaction belongs to the transaction merger, which commits it with its batch: return from the operation instead.");
         if (_completed)
             throw new InvalidOperationException("This transaction has already been committed.");
         SaveTreeStates();
@@ -49,6 +59,9 @@ public sealed class WriteTransaction : ReadTransaction
         Environment.Commit(Low);
         Dispose();
     }
+
+    /// <summary>The merger's commit, first step: the trees' root pages and counts go into the root tree.</summary>
+    internal void SaveForMergedCommit() => SaveTreeStates();
 
     private void SaveTreeStates()
     {

@@ -1,0 +1,66 @@
+namespace Cairn.Merger;
+
+/// <summary>
+/// The merger's journal writer: a thread that performs one merged transaction's durable journal write at
+/// a time, so the merger can execute the next batch meanwhile. It reports through the slot
+/// (<see cref="CommitSlot.Written"/> last) and then calls <c>completed</c> to wake the merger.
+/// </summary>
+internal sealed unsafe class JournalWriteWorker : IDisposable
+{
+    private readonly StorageEnvironment _environment;
+    private readonly Action _completed;
+    private readonly SemaphoreSlim _submitted = new(0);
+    private readonly Thread _thread;
+    private CommitSlot? _slot;
+    private volatile bool _stopping;
+
+    public JournalWriteWorker(StorageEnvironment environment, Action completed)
+    {
+        _environment = environment;
+        _completed = completed;
+        _thread = new Thread(Run) { IsBackground = true, Name = "cairn-journal-writer" };
+        _thread.Start();
+    }
+
+    /// <summary>Starts writing the slot's entry; at most one is in flight.</summary>
+    public void Submit(CommitSlot slot)
+    {
+        if (Interlocked.CompareExchange(ref _slot, slot, null) is not null)
+            throw new InvalidOperationException("A journal write is already in flight.");
+        _submitted.Release();
+    }
+
+    private void Run()
+    {
+        while (true)
+        {
+            _submitted.Wait();
+            var slot = Interlocked.Exchange(ref _slot, null);
+            if (slot is null)
+            {
+                if (_stopping)
+                    return;
+                continue;
+            }
+            try
+            {
+                slot.Position = _environment.AppendMergedEntry(slot.Buffer.Pointer, slot.EntryLength, slot.TransactionId);
+            }
+            catch (Exception e)
+            {
+                slot.WriteError = e;
+            }
+            slot.WriteCompleted = System.Diagnostics.Stopwatch.GetTimestamp();
+            slot.Written = true;
+            _completed();
+        }
+    }
+
+    public void Dispose()
+    {
+        _stopping = true;
+        _submitted.Release();
+        _thread.Join();
+        _submitted.Dispose();
+    }
+}

@@ -1,0 +1,49 @@
+using System.Threading.Tasks.Sources;
+
+namespace Cairn.Merger;
+
+/// <summary>An operation with no result: <c>WriteAsync(state, static (tx, state) =&gt; ...)</c>.</summary>
+internal sealed class MergedAction<TState> : MergedOperation, IValueTaskSource
+{
+    // Continuations go to the thread pool: a caller's code never runs on the merger's thread.
+    private ManualResetValueTaskSourceCore<bool> _core = new() { RunContinuationsAsynchronously = true };
+    private Action<WriteTransaction, TState>? _operation;
+    private TState _state = default!;
+
+    public static MergedAction<TState> Rent(Action<WriteTransaction, TState> operation, TState state)
+    {
+        var item = OperationPool<MergedAction<TState>>.Rent();
+        item._operation = operation;
+        item._state = state;
+        return item;
+    }
+
+    public ValueTask Task => new(this, _core.Version);
+
+    public override void Execute(WriteTransaction transaction) => _operation!(transaction, _state);
+
+    public override void Succeed() => _core.SetResult(true);
+
+    public override void Fail(Exception error) => _core.SetException(error);
+
+    public void GetResult(short token)
+    {
+        try
+        {
+            _core.GetResult(token);
+        }
+        finally
+        {
+            _operation = null;
+            _state = default!;
+            _core.Reset();
+            Recycle();
+            OperationPool<MergedAction<TState>>.Return(this);
+        }
+    }
+
+    public ValueTaskSourceStatus GetStatus(short token) => _core.GetStatus(token);
+
+    public void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags)
+        => _core.OnCompleted(continuation, state, token, flags);
+}

@@ -1,0 +1,115 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using Cairn.Diagnostics;
+
+namespace Cairn.Merger;
+
+/// <summary>
+/// What the transaction merger has done since the environment opened: totals, and the most recent
+/// batches (<see cref="MergedBatch"/>). Written by the merger's thread once per transaction; read at any
+/// time through <see cref="Snapshot"/>.
+/// </summary>
+public sealed class MergerStatistics
+{
+    private const int RecentCapacity = 1024;
+    private readonly Lock _gate = new();
+    private readonly MergedBatch[] _recent = new MergedBatch[RecentCapacity];
+    private long _batches;
+    private long _operations;
+    private long _failed;
+    private long _cancelled;
+    private long _reruns;
+    private int _maxOperations;
+    private long _queueWaitTicks;
+    private long _maxQueueWaitTicks;
+
+    internal void RecordBatch(long transactionId, int operations, long queueWaitTicks, long maxQueueWaitTicks,
+        long executingTicks, long journalWriteTicks, int reruns)
+    {
+        var batch = new MergedBatch(transactionId, operations,
+            operations == 0 ? TimeSpan.Zero : Ticks(queueWaitTicks / operations), Ticks(maxQueueWaitTicks),
+            Ticks(executingTicks), Ticks(journalWriteTicks), reruns);
+        lock (_gate)
+        {
+            _recent[_batches % RecentCapacity] = batch;
+            _batches++;
+            _operations += operations;
+            _reruns += reruns;
+            _maxOperations = Math.Max(_maxOperations, operations);
+            _queueWaitTicks += queueWaitTicks;
+            _maxQueueWaitTicks = Math.Max(_maxQueueWaitTicks, maxQueueWaitTicks);
+        }
+    }
+
+    internal void RecordFailed() => Interlocked.Increment(ref _failed);
+
+    internal void RecordCancelled() => Interlocked.Increment(ref _cancelled);
+
+    public MergerStatisticsSnapshot Snapshot()
+    {
+        lock (_gate)
+        {
+            int count = (int)Math.Min(_batches, RecentCapacity);
+            var recent = new MergedBatch[count];
+            for (int i = 0; i < count; i++)
+                recent[i] = _recent[(_batches - count + i) % RecentCapacity];
+            return new MergerStatisticsSnapshot(_batches, _operations, Interlocked.Read(ref _failed), Interlocked.Read(ref _cancelled),
+                _reruns, _maxOperations, Ticks(_queueWaitTicks), Ticks(_maxQueueWaitTicks), recent);
+        }
+    }
+
+    private static TimeSpan Ticks(long stopwatchTicks) => Stopwatch.GetElapsedTime(0, stopwatchTicks);
+}
+
+/// <summary>A copy of <see cref="MergerStatistics"/> at one moment.</summary>
+/// <param name="Transactions">Transactions the merger committed (each one journal write).</param>
+/// <param name="Operations">Operations committed in them.</param>
+/// <param name="FailedOperations">Operations that threw (each failed alone; the rest of its batch committed).</param>
+/// <param name="CancelledOperations">Operations cancelled before the merger ran them.</param>
+/// <param name="Reruns">Batches re-run without an operation that threw.</param>
+/// <param name="MaxOperationsPerTransaction">Largest batch.</param>
+/// <param name="TotalQueueWait">Summed time operations spent queued.</param>
+/// <param name="MaxQueueWait">Longest time one operation spent queued.</param>
+/// <param name="RecentBatches">The most recent batches (up to 1,024), oldest first.</param>
+public sealed record MergerStatisticsSnapshot(
+    long Transactions,
+    long Operations,
+    long FailedOperations,
+    long CancelledOperations,
+    long Reruns,
+    int MaxOperationsPerTransaction,
+    TimeSpan TotalQueueWait,
+    TimeSpan MaxQueueWait,
+    IReadOnlyList<MergedBatch> RecentBatches)
+{
+    public double OperationsPerTransaction => Transactions == 0 ? 0 : (double)Operations / Transactions;
+
+    public TimeSpan AverageQueueWait => Operations == 0 ? TimeSpan.Zero : TotalQueueWait / Operations;
+
+    /// <summary>
+    /// A short report for people: totals, then the recent batches joined with the journal writes in
+    /// <paramref name="ioStats"/> that carried them (transactions per journal write, write latency).
+    /// </summary>
+    public string Format(IoStats? ioStats = null)
+    {
+        var c = CultureInfo.InvariantCulture;
+        var text = new StringBuilder();
+        text.Append(c, $"merger: {Operations:N0} operations in {Transactions:N0} transactions ({OperationsPerTransaction:F1} per transaction, max {MaxOperationsPerTransaction:N0}); ");
+        text.Append(c, $"{FailedOperations:N0} failed, {CancelledOperations:N0} cancelled, {Reruns:N0} re-runs; queue wait mean {AverageQueueWait.TotalMicroseconds:F0} µs, max {MaxQueueWait.TotalMicroseconds:F0} µs");
+        text.AppendLine();
+        if (ioStats is null || RecentBatches.Count == 0)
+            return text.ToString();
+        var merged = new HashSet<long>(RecentBatches.Select(b => b.TransactionId));
+        var writes = ioStats.Snapshot().Where(o => o.Kind == IoOperationKind.JournalWrite && !o.Failed && merged.Contains(o.FirstTransactionId)).ToArray();
+        if (writes.Length == 0)
+            return text.ToString();
+        double perWrite = writes.Average(w => w.TransactionCount);
+        double operationsPerWrite = RecentBatches.Where(b => writes.Any(w => w.FirstTransactionId == b.TransactionId)).Sum(b => b.Operations) / (double)writes.Length;
+        var latencies = writes.Select(w => w.Duration.TotalMicroseconds).Order().ToArray();
+        text.Append(c, $"recent journal writes of merged transactions: {writes.Length:N0}, {perWrite:F1} transactions and {operationsPerWrite:F1} operations per write, ");
+        text.Append(c, $"write p50 {latencies[latencies.Length / 2]:F0} µs, p99 {latencies[Math.Min(latencies.Length - 1, (int)(latencies.Length * 0.99))]:F0} µs");
+        text.AppendLine();
+        return text.ToString();
+    }
+}

@@ -1,0 +1,421 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using Cairn.Paging;
+using Cairn.Transactions;
+
+namespace Cairn.Merger;
+
+/// <summary>
+/// Runs callers' write operations on one thread, many per transaction, one journal write per
+/// transaction, and executes the next batch while the previous one is being written (early lock
+/// release): when transaction N's entry is handed to the journal writer, N+1 opens on top of N's
+/// not-yet-published state and takes operations until N is durable. Then N is published, its callers
+/// are released (in commit order, continuations on the thread pool) and N+1 commits if it ran anything.
+/// A batch that ran nothing ends the chain and lets the write lock go.
+/// </summary>
+/// <remarks>
+/// The write lock is held from a chain's first operation to its end, so a <see cref="StorageEnvironment.BeginWrite()"/>
+/// caller waits for the merger to go idle, and the merger waits for such a transaction to end.
+/// </remarks>
+internal sealed class TransactionMerger : IDisposable
+{
+    private readonly StorageEnvironment _environment;
+    private readonly StorageOptions _options;
+    private readonly ConcurrentQueue<QueuedOperation> _queue = new();
+    private readonly SemaphoreSlim _queueSlots;
+    private readonly ManualResetEventSlim _wake = new(false);
+    private readonly CommitSlot[] _slots = [new(), new()];
+    private readonly JournalWriteWorker _writer;
+    private readonly Thread _thread;
+    private readonly long _maxBatchTicks;
+    private readonly long _maxTransactionPages;
+    private int _idle;
+    private int _enqueuers;
+    private volatile bool _stopping;
+    private int _nextSlot;
+
+    public TransactionMerger(StorageEnvironment environment, StorageOptions options)
+    {
+        _environment = environment;
+        _options = options;
+        _queueSlots = new SemaphoreSlim(options.MergerMaxQueuedOperations, options.MergerMaxQueuedOperations);
+        _maxBatchTicks = (long)(options.MergerMaxBatchDuration.TotalSeconds * Stopwatch.Frequency);
+        _maxTransactionPages = Math.Max(1, options.MergerMaxTransactionBytes / StorageConstants.PageSize);
+        _writer = new JournalWriteWorker(environment, WakeMerger);
+        _thread = new Thread(Run) { IsBackground = true, Name = "cairn-merger" };
+        _thread.Start();
+    }
+
+    public MergerStatistics Statistics { get; } = new();
+
+    /// <summary>
+    /// Queues an armed-to-be operation. Returns false when the queue is full: the caller then waits for
+    /// room through <see cref="WaitForRoomAsync"/>. Throws <see cref="ObjectDisposedException"/> once stopping.
+    /// </summary>
+    public bool TryEnqueue(MergedOperation operation, CancellationToken cancellationToken)
+    {
+        if (!_queueSlots.Wait(0))
+            return false;
+        Enqueue(operation, cancellationToken);
+        return true;
+    }
+
+    /// <summary>Waits (up to the configured timeout) for room in the queue, then queues the operation.</summary>
+    public async ValueTask WaitForRoomAsync(MergedOperation operation, CancellationToken cancellationToken)
+    {
+        if (!await _queueSlots.WaitAsync(_options.MergerQueueTimeout, cancellationToken).ConfigureAwait(false))
+            throw new MergerQueueFullException(_options.MergerMaxQueuedOperations, _options.MergerQueueTimeout);
+        Enqueue(operation, cancellationToken);
+    }
+
+    private void Enqueue(MergedOperation operation, CancellationToken cancellationToken)
+    {
+        Interlocked.Increment(ref _enqueuers);
+        try
+        {
+            if (_stopping)
+            {
+                _queueSlots.Release();
+                throw new ObjectDisposedException(nameof(StorageEnvironment), "The environment is closing: the merger takes no more operations.");
+            }
+            long token = operation.Token;
+            operation.Arm(Stopwatch.GetTimestamp(), cancellationToken);
+            _queue.Enqueue(new QueuedOperation(operation, token));
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _enqueuers);
+        }
+        WakeMerger();
+    }
+
+    /// <summary>Producer side of the sleep protocol: the flag is read after the enqueue (a full fence), the merger sets it before its last look.</summary>
+    private void WakeMerger()
+    {
+        if (Volatile.Read(ref _idle) != 0 && Interlocked.Exchange(ref _idle, 0) != 0)
+            _wake.Set();
+    }
+
+    /// <summary>
+    /// Sleeps until <paramref name="written"/>'s journal write has returned, or (if <paramref name="orQueued"/>)
+    /// an operation is queued, or (with neither) the merger is told to stop.
+    /// </summary>
+    private void Sleep(CommitSlot? written, bool orQueued)
+    {
+        _wake.Reset();
+        Interlocked.Exchange(ref _idle, 1);
+        bool ready = (written is not null && written.Written) || (orQueued && !_queue.IsEmpty) || (written is null && _stopping);
+        if (!ready)
+            _wake.Wait();
+        Volatile.Write(ref _idle, 0);
+    }
+
+    private void SleepUntilWritten(CommitSlot written)
+    {
+        while (!written.Written)
+            Sleep(written, orQueued: false);
+    }
+
+    private void Run()
+    {
+        while (true)
+        {
+            while (_queue.IsEmpty)
+            {
+                if (_stopping && Volatile.Read(ref _enqueuers) == 0 && _queue.IsEmpty)
+                    return;
+                Sleep(null, orQueued: true);
+            }
+            RunChain();
+        }
+    }
+
+    private void RunChain()
+    {
+        EnvironmentState published;
+        try
+        {
+            published = _environment.EnterMergedWrites();
+        }
+        catch (Exception e)
+        {
+            FailQueued(e);
+            return;
+        }
+        var current = NextSlot();
+        CommitSlot? inflight = null;
+        try
+        {
+            current.Open(_environment, published);
+            current.BatchStarted = Stopwatch.GetTimestamp();
+            while (true)
+            {
+                while (true)
+                {
+                    if (inflight is not null && inflight.Written)
+                    {
+                        if (!Finish(inflight, current))
+                            return;
+                        inflight = null;
+                    }
+                    if (IsFull(current))
+                        break;
+                    if (_queue.TryDequeue(out var queued))
+                    {
+                        _queueSlots.Release();
+                        Execute(current, queued);
+                        continue;
+                    }
+                    if (inflight is null)
+                        break;
+                    Sleep(inflight, orQueued: true);
+                }
+                if (inflight is not null)
+                {
+                    SleepUntilWritten(inflight);
+                    if (!Finish(inflight, current))
+                        return;
+                    inflight = null;
+                }
+                if (current.Operations.Count == 0)
+                    break; // a batch that ran nothing ends the chain
+
+                if (!Prepare(current))
+                    continue; // its operations failed; the slot was reopened on the same base
+                if (current.EntryLength == 0)
+                {
+                    // Nothing to write (the operations changed nothing): durable as soon as what came before is,
+                    // and nothing is in flight.
+                    Release(current);
+                    var again = current.Base!;
+                    current.Reset();
+                    current.Open(_environment, again);
+                    current.BatchStarted = Stopwatch.GetTimestamp();
+                    continue;
+                }
+                current.WriteSubmitted = Stopwatch.GetTimestamp();
+                _writer.Submit(current);
+                inflight = current;
+                var next = NextSlot();
+                if (_environment.ScratchOverLimit)
+                {
+                    // Let the flusher catch up before taking more: finish what is in flight, then wait for
+                    // scratch memory with nothing pinned but the published state.
+                    SleepUntilWritten(inflight);
+                    if (!Finish(inflight, null))
+                        return;
+                    inflight = null;
+                    try
+                    {
+                        published = _environment.WaitForMergedScratch();
+                    }
+                    catch (Exception e)
+                    {
+                        FailQueued(e);
+                        _environment.LeaveMergedWrites();
+                        return;
+                    }
+                    next.Open(_environment, published);
+                }
+                else
+                {
+                    next.Open(_environment, current.Pending!);
+                }
+                current = next;
+                current.BatchStarted = Stopwatch.GetTimestamp();
+            }
+            _environment.DiscardMergedTransaction(current.Low!);
+            current.Reset();
+            _environment.LeaveMergedWrites();
+        }
+        catch (Exception e)
+        {
+            // Not an operation's exception (those are caught where they run): the engine failed under the
+            // merger (the environment failed while a transaction was being prepared, say). Whatever is held
+            // and queued fails with it, and the write lock goes; the thread lives on to fail later arrivals.
+            if (inflight is not null)
+            {
+                SleepUntilWritten(inflight);
+                FailSlot(inflight, e);
+            }
+            FailSlot(current, e);
+            FailQueued(e);
+            _environment.LeaveMergedWrites();
+        }
+    }
+
+    private CommitSlot NextSlot()
+    {
+        var slot = _slots[_nextSlot];
+        _nextSlot ^= 1;
+        return slot;
+    }
+
+    private bool IsFull(CommitSlot slot)
+        => slot.Operations.Count > 0
+            && (slot.Low!.DirtyPageTotal >= _maxTransactionPages || Stopwatch.GetTimestamp() - slot.BatchStarted >= _maxBatchTicks);
+
+    private void Execute(CommitSlot slot, QueuedOperation queued)
+    {
+        var operation = queued.Operation;
+        if (!operation.TryStart(queued.Token))
+        {
+            Statistics.RecordCancelled();
+            return; // cancelled while queued: its caller has already been told
+        }
+        long wait = Stopwatch.GetTimestamp() - operation.EnqueuedAt;
+        try
+        {
+            operation.Execute(slot.Transaction!);
+        }
+        catch (Exception e)
+        {
+            Statistics.RecordFailed();
+            operation.Fail(e);
+            RerunBatch(slot);
+            return;
+        }
+        slot.Operations.Add(operation);
+        slot.QueueWaitTicks += wait;
+        slot.MaxQueueWaitTicks = Math.Max(slot.MaxQueueWaitTicks, wait);
+    }
+
+    /// <summary>
+    /// An operation threw: its partial changes may be anywhere in the transaction, so the transaction is
+    /// dropped and the operations that had succeeded run again in a fresh one on the same base. One that
+    /// throws on the re-run fails too, and the batch starts over without it.
+    /// </summary>
+    private void RerunBatch(CommitSlot slot)
+    {
+        while (true)
+        {
+            slot.Reruns++;
+            slot.Restart(_environment);
+            var operations = slot.Operations;
+            int failedAt = -1;
+            for (int i = 0; i < operations.Count; i++)
+            {
+                try
+                {
+                    operations[i].Execute(slot.Transaction!);
+                }
+                catch (Exception e)
+                {
+                    Statistics.RecordFailed();
+                    operations[i].Fail(e);
+                    failedAt = i;
+                    break;
+                }
+            }
+            if (failedAt < 0)
+                return;
+            operations.RemoveAt(failedAt);
+        }
+    }
+
+    /// <summary>Builds the journal entry; false if that failed (its operations fail, the slot restarts on the same base).</summary>
+    private bool Prepare(CommitSlot slot)
+    {
+        try
+        {
+            _environment.PrepareMergedCommit(slot);
+            return true;
+        }
+        catch (EnvironmentFailedException)
+        {
+            throw;
+        }
+        catch (Exception e)
+        {
+            foreach (var operation in slot.Operations)
+            {
+                Statistics.RecordFailed();
+                operation.Fail(e);
+            }
+            slot.Operations.Clear();
+            _environment.RollbackMergedAllocations();
+            slot.Restart(_environment);
+            slot.BatchStarted = Stopwatch.GetTimestamp();
+            return false;
+        }
+    }
+
+    /// <summary>
+    /// The in-flight transaction's write returned: publish it, move the open transaction onto the
+    /// published state, release its callers. False if the write failed: everything held fails.
+    /// </summary>
+    private bool Finish(CommitSlot written, CommitSlot? open)
+    {
+        if (written.WriteError is not null)
+        {
+            var failure = _environment.FailMergedWrite(written.WriteError);
+            if (open is not null)
+                FailSlot(open, failure);
+            FailSlot(written, failure);
+            FailQueued(failure);
+            _environment.LeaveMergedWrites();
+            return false;
+        }
+        var published = _environment.PublishMergedCommit(written);
+        open?.Rebase(published);
+        Release(written);
+        written.Reset();
+        return true;
+    }
+
+    /// <summary>Completes a durable transaction's operations in the order they ran, and records the batch.</summary>
+    private void Release(CommitSlot slot)
+    {
+        long now = Stopwatch.GetTimestamp();
+        Statistics.RecordBatch(slot.TransactionId, slot.Operations.Count, slot.QueueWaitTicks, slot.MaxQueueWaitTicks,
+            (slot.EntryLength == 0 ? now : slot.WriteSubmitted) - slot.BatchStarted,
+            slot.EntryLength == 0 ? 0 : slot.WriteCompleted - slot.WriteSubmitted, slot.Reruns);
+        foreach (var operation in slot.Operations)
+            operation.Succeed();
+        slot.Operations.Clear();
+    }
+
+    private void FailSlot(CommitSlot slot, Exception failure)
+    {
+        foreach (var operation in slot.Operations)
+            operation.Fail(failure);
+        slot.Operations.Clear();
+        if (slot.Low is not null)
+            _environment.DiscardMergedTransaction(slot.Low);
+        slot.Reset();
+    }
+
+    /// <summary>Fails every operation still queued (the environment failed, or cannot take writes now).</summary>
+    private void FailQueued(Exception failure)
+    {
+        while (_queue.TryDequeue(out var queued))
+        {
+            _queueSlots.Release();
+            if (queued.Operation.TryStart(queued.Token))
+                queued.Operation.Fail(failure);
+        }
+    }
+
+    /// <summary>
+    /// Stops taking operations, runs and commits every one already queued (or fails them, if the
+    /// environment has failed), and ends the threads.
+    /// </summary>
+    public void Stop()
+    {
+        _stopping = true;
+        SpinWait.SpinUntil(() => Volatile.Read(ref _enqueuers) == 0);
+        _wake.Set();
+        if (Thread.CurrentThread != _thread)
+            _thread.Join();
+    }
+
+    public void Dispose()
+    {
+        Stop();
+        _writer.Dispose();
+        foreach (var slot in _slots)
+            slot.Dispose();
+        _wake.Dispose();
+        _queueSlots.Dispose();
+    }
+}

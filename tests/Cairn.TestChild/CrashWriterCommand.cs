@@ -36,7 +36,8 @@ internal static class CrashWriterCommand
             else
                 settingArguments.Add(arguments[a]);
         }
-        var options = CrashWriterSettings.Parse(settingArguments).ToStorageOptions(directory);
+        var settings = CrashWriterSettings.Parse(settingArguments);
+        var options = settings.ToStorageOptions(directory);
 
         var stop = StopRequest.WatchStandardInput();
         Say("opening");
@@ -47,7 +48,9 @@ internal static class CrashWriterCommand
                 last = CrashWorkload.ReadLast(read);
             Say($"start {last}");
             long end = limit is { } n ? last + n : long.MaxValue;
-            while (!stop.IsRequested && last < end)
+            if (settings.Callers is { } callers)
+                last = RunMerged(env, workload, callers, end, stop);
+            while (settings.Callers is null && !stop.IsRequested && last < end)
             {
                 long i = last + 1;
                 using (var tx = env.BeginWrite())
@@ -62,6 +65,33 @@ internal static class CrashWriterCommand
         }
         Say($"stopped {last}");
         return 0;
+    }
+
+    /// <summary>
+    /// The merger mode: each caller loops on <c>WriteAsync</c>, whose operation applies the next workload
+    /// transaction (its number read inside the merged transaction, so operations run in any interleaving
+    /// and a re-run still numbers them right), and acknowledges the number once its task completes.
+    /// </summary>
+    private static long RunMerged(StorageEnvironment env, CrashWorkload workload, int callers, long end, StopRequest stop)
+    {
+        var tasks = Enumerable.Range(0, callers).Select(_ => Task.Run(async () =>
+        {
+            while (!stop.IsRequested)
+            {
+                long i = await env.WriteAsync(workload, static (tx, w) =>
+                {
+                    long next = CrashWorkload.ReadLast(tx) + 1;
+                    w.Apply(tx, next);
+                    return next;
+                });
+                Say($"ack {i}");
+                if (i >= end)
+                    return;
+            }
+        })).ToArray();
+        Task.WaitAll(tasks);
+        using var read = env.BeginRead();
+        return CrashWorkload.ReadLast(read);
     }
 
     private static void Say(string line)

@@ -15,6 +15,13 @@ public sealed record CrashWriterSettings
     public long? InitialJournalSize { get; init; }
     public long? MaxJournalSize { get; init; }
 
+    /// <summary>
+    /// Set: the writer runs this many concurrent callers through the transaction merger
+    /// (<see cref="StorageEnvironment.WriteAsync{TState, TResult}"/>), each operation one workload
+    /// transaction, and acknowledges them in whatever order their tasks complete. Not a storage option.
+    /// </summary>
+    public int? Callers { get; init; }
+
     /// <summary>Small thresholds so flushes, syncs, journal switches and deletions all happen within a short run.</summary>
     public static CrashWriterSettings Aggressive { get; } = new()
     {
@@ -69,6 +76,7 @@ public sealed record CrashWriterSettings
                 "--max-scratch" => settings with { MaxScratchBytes = value },
                 "--initial-journal" => settings with { InitialJournalSize = value },
                 "--max-journal" => settings with { MaxJournalSize = value },
+                "--callers" => settings with { Callers = checked((int)value) },
                 _ => throw new ArgumentException($"unknown option {arguments[a]}"),
             };
         }
@@ -83,5 +91,6 @@ public sealed record CrashWriterSettings
         yield return ("--max-scratch", MaxScratchBytes);
         yield return ("--initial-journal", InitialJournalSize);
         yield return ("--max-journal", MaxJournalSize);
+        yield return ("--callers", Callers);
     }
 }

@@ -14,6 +14,7 @@ public static class DurableStores
     public const string Sqlite = "sqlite";
     public const string RocksDb = "rocksdb";
     public const string Cairn = "cairn";
+    public const string CairnMerger = "cairn-merger";
 
     /// <summary>Set to a comma-separated list of names to run only those stores.</summary>
     public const string FilterVariable = "CAIRN_BENCH_DURABLE_STORES";
@@ -25,6 +26,7 @@ public static class DurableStores
         (Sqlite, () => new SqliteDurableStore()),
         (RocksDb, () => new RocksDbDurableStore()),
         (Cairn, () => new CairnDurableStore()),
+        (CairnMerger, () => new CairnMergerDurableStore()),
     ];
 
     public static IEnumerable<string> Names => s_stores.Select(s => s.Name);

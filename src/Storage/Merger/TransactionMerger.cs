@@ -144,6 +144,9 @@ internal sealed class TransactionMerger : IDisposable
         }
         var current = NextSlot();
         CommitSlot? inflight = null;
+        // Published, callers not yet released: they are released right after the next write is submitted,
+        // so waking them never delays the disk.
+        CommitSlot? toRelease = null;
         try
         {
             current.Open(_environment, published);
@@ -154,9 +157,12 @@ internal sealed class TransactionMerger : IDisposable
                 {
                     if (inflight is not null && inflight.Written)
                     {
-                        if (!Finish(inflight, current))
+                        if (!PublishWritten(inflight, current))
                             return;
+                        toRelease = inflight;
                         inflight = null;
+                        if (current.Operations.Count > 0)
+                            break; // the disk is idle: write what has run so far, the rest goes in the next batch
                     }
                     if (IsFull(current))
                         break;
@@ -172,20 +178,26 @@ internal sealed class TransactionMerger : IDisposable
                 }
                 if (inflight is not null)
                 {
+                    // Full while the previous write is still in flight.
                     SleepUntilWritten(inflight);
-                    if (!Finish(inflight, current))
+                    if (!PublishWritten(inflight, current))
                         return;
+                    toRelease = inflight;
                     inflight = null;
                 }
                 if (current.Operations.Count == 0)
                     break; // a batch that ran nothing ends the chain
 
                 if (!Prepare(current))
+                {
+                    ReleasePending(ref toRelease);
                     continue; // its operations failed; the slot was reopened on the same base
+                }
                 if (current.EntryLength == 0)
                 {
                     // Nothing to write (the operations changed nothing): durable as soon as what came before is,
                     // and nothing is in flight.
+                    ReleasePending(ref toRelease);
                     Release(current);
                     var again = current.Base!;
                     current.Reset();
@@ -196,15 +208,18 @@ internal sealed class TransactionMerger : IDisposable
                 current.WriteSubmitted = Stopwatch.GetTimestamp();
                 _writer.Submit(current);
                 inflight = current;
+                ReleasePending(ref toRelease); // before its slot is reused below
                 var next = NextSlot();
                 if (_environment.ScratchOverLimit)
                 {
                     // Let the flusher catch up before taking more: finish what is in flight, then wait for
                     // scratch memory with nothing pinned but the published state.
                     SleepUntilWritten(inflight);
-                    if (!Finish(inflight, null))
+                    if (!PublishWritten(inflight, null))
                         return;
+                    toRelease = inflight;
                     inflight = null;
+                    ReleasePending(ref toRelease);
                     try
                     {
                         published = _environment.WaitForMergedScratch();
@@ -224,6 +239,7 @@ internal sealed class TransactionMerger : IDisposable
                 current = next;
                 current.BatchStarted = Stopwatch.GetTimestamp();
             }
+            ReleasePending(ref toRelease);
             _environment.DiscardMergedTransaction(current.Low!);
             current.Reset();
             _environment.LeaveMergedWrites();
@@ -231,8 +247,10 @@ internal sealed class TransactionMerger : IDisposable
         catch (Exception e)
         {
             // Not an operation's exception (those are caught where they run): the engine failed under the
-            // merger (the environment failed while a transaction was being prepared, say). Whatever is held
-            // and queued fails with it, and the write lock goes; the thread lives on to fail later arrivals.
+            // merger (the environment failed while a transaction was being prepared, say). What is durable
+            // is released; whatever else is held or queued fails with it, and the write lock goes. The thread
+            // lives on to fail later arrivals.
+            ReleasePending(ref toRelease);
             if (inflight is not null)
             {
                 SleepUntilWritten(inflight);
@@ -341,10 +359,11 @@ internal sealed class TransactionMerger : IDisposable
     }
 
     /// <summary>
-    /// The in-flight transaction's write returned: publish it, move the open transaction onto the
-    /// published state, release its callers. False if the write failed: everything held fails.
+    /// The in-flight transaction's write returned: publish it and move the open transaction onto the
+    /// published state (its callers are released by <see cref="ReleasePending"/>). False if the write
+    /// failed: everything held and queued fails, and the write lock goes.
     /// </summary>
-    private bool Finish(CommitSlot written, CommitSlot? open)
+    private bool PublishWritten(CommitSlot written, CommitSlot? open)
     {
         if (written.WriteError is not null)
         {
@@ -358,9 +377,16 @@ internal sealed class TransactionMerger : IDisposable
         }
         var published = _environment.PublishMergedCommit(written);
         open?.Rebase(published);
-        Release(written);
-        written.Reset();
         return true;
+    }
+
+    private void ReleasePending(ref CommitSlot? slot)
+    {
+        if (slot is null)
+            return;
+        Release(slot);
+        slot.Reset();
+        slot = null;
     }
 
     /// <summary>Completes a durable transaction's operations in the order they ran, and records the batch.</summary>

@@ -28,15 +28,20 @@ public sealed class CrashWriterProcess : IDisposable
     private long _acknowledged;
     private long? _stopped;
 
-    private CrashWriterProcess(Process process)
+    // Merger mode (many callers): acknowledgements arrive in any order, each number once.
+    private readonly HashSet<long>? _unorderedAcks;
+
+    private CrashWriterProcess(Process process, bool unordered)
     {
         _process = process;
+        _unorderedAcks = unordered ? [] : null;
         _error = process.StandardError.ReadToEndAsync();
         _output = Task.Run(ReadOutputAsync);
     }
 
     public static CrashWriterProcess Start(string directory, long seed, CrashWriterSettings settings)
-        => new(ChildProcess.Start(["crash-writer", directory, seed.ToString(CultureInfo.InvariantCulture), .. settings.ToArguments()]));
+        => new(ChildProcess.Start(["crash-writer", directory, seed.ToString(CultureInfo.InvariantCulture), .. settings.ToArguments()]),
+            unordered: settings.Callers is not null);
 
     /// <summary>Completes when the child is about to open the environment.</summary>
     public Task Opening => _opening.Task;
@@ -135,14 +140,15 @@ public sealed class CrashWriterProcess : IDisposable
                 _highestReported = number;
                 _started.TrySetResult(number);
                 break;
-            case "ack" when _start is not null && number == _highestReported + 1 && _stopped is null:
-                _highestReported = number;
+            case "ack" when _start is not null && _stopped is null &&
+                            (_unorderedAcks is null ? number == _highestReported + 1 : number > _start && _unorderedAcks.Add(number)):
+                _highestReported = Math.Max(_highestReported, number);
                 _acknowledged++;
                 foreach (var (count, reached) in _ackWaiters)
                     if (_acknowledged >= count)
                         reached.TrySetResult();
                 break;
-            case "stopped" when _start is not null && number == _highestReported:
+            case "stopped" when _start is not null && (number == _highestReported || (_unorderedAcks is not null && number >= _highestReported)):
                 _stopped = number;
                 break;
             default:

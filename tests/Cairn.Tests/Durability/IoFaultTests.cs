@@ -224,4 +224,33 @@ public sealed class IoFaultTests : IDisposable
         AssertKeys(reopened, Enumerable.Range(0, 20).ToArray());
         reopened.Verify();
     }
+
+    [Theory]
+    [InlineData(EIO)]
+    [InlineData(ENOSPC)]
+    public async Task A_failed_journal_write_under_the_merger_fails_its_batch_and_every_later_one(int osError)
+    {
+        using var dir = new TestDirectory($"fault-merger-{osError}");
+        var env = StorageEnvironment.Open(Quiet(dir.Path));
+        for (int i = 0; i < 20; i++)
+            await env.WriteAsync(i, static (tx, i) => tx.CreateTree("t").Put(Bytes.Key(i), Bytes.Value(i, 500)));
+        PalFaultInjection.Arm(PalFaultKind.WriteError, osError: osError, pathFilter: JournalFilter(dir.Path));
+        var batch = Enumerable.Range(100, 32)
+            .Select(i => env.WriteAsync(i, static (tx, i) => tx.CreateTree("t").Put(Bytes.Key(i), Bytes.Value(i, 500))).AsTask())
+            .ToArray();
+        foreach (var task in batch)
+        {
+            // Every operation fails: the first batch's with the write, any later one because it stood on it.
+            var error = await Assert.ThrowsAsync<EnvironmentFailedException>(() => task);
+            Assert.Contains("writing the journal", error.Message);
+        }
+        Assert.True(env.HasFailed);
+        await Assert.ThrowsAsync<EnvironmentFailedException>(
+            async () => await env.WriteAsync(1, static (tx, i) => tx.CreateTree("t").Put(Bytes.Key(i), Bytes.Value(i, 500))));
+        env.Dispose();
+
+        using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
+        AssertKeys(reopened, Enumerable.Range(0, 20).ToArray());
+        reopened.Verify();
+    }
 }

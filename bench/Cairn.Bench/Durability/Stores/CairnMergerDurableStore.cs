@@ -1,0 +1,101 @@
+namespace Cairn.Bench.Durability.Stores;
+
+/// <summary>
+/// Cairn through its transaction merger: every put is one <c>WriteAsync</c> operation, and the caller
+/// blocks until the merged transaction holding it is durable. Callers on many threads share the
+/// merger's transactions and journal writes; that is the point of it. Default <see cref="StorageOptions"/>.
+/// </summary>
+public sealed class CairnMergerDurableStore : IDurableStore, IDurableLogCounter
+{
+    private StorageEnvironment? _env;
+    private long _lastTransactions;
+
+    public void Open(string directory)
+    {
+        if (_env is not null)
+            throw new InvalidOperationException("already open");
+        _env = StorageEnvironment.Open(new StorageOptions(directory));
+        using var tx = _env.BeginWrite();
+        tx.CreateTree(CairnDurableStore.TreeName);
+        tx.Commit();
+        _lastTransactions = _env.MergerStats.Snapshot().Transactions;
+    }
+
+    public IDurableWriter CreateWriter() => new Writer(Env);
+
+    public string Describe() =>
+        $"cairn-merger: default StorageOptions, one WriteAsync operation per put into tree '{CairnDurableStore.TreeName}', " +
+        $"the caller blocks until it is durable; {Env.DirectoryPath}";
+
+    public int ReadForCheck(ReadOnlySpan<byte> key, Span<byte> destination)
+    {
+        using var tx = Env.BeginRead();
+        if (!tx.OpenTree(CairnDurableStore.TreeName).TryGet(key, out var value))
+            return -1;
+        value.CopyTo(destination);
+        return value.Length;
+    }
+
+    public string LogWriteName => "journal write";
+
+    public long LogWritesSinceLastRead()
+    {
+        long now = Env.MergerStats.Snapshot().Transactions; // one journal write per merged transaction
+        long since = now - _lastTransactions;
+        _lastTransactions = now;
+        return since;
+    }
+
+    public void Dispose()
+    {
+        _env?.Dispose();
+        _env = null;
+    }
+
+    private StorageEnvironment Env => _env ?? throw new InvalidOperationException("not open");
+
+    /// <summary>
+    /// One caller. The operation runs later on the merger's thread, so the key and value are copied into
+    /// this writer's own buffers (reused: one put at a time per writer). The wait is an event set by the
+    /// task's continuation: no Task, no allocation per put.
+    /// </summary>
+    private sealed class Writer : IDurableWriter
+    {
+        private readonly StorageEnvironment _env;
+        private readonly ManualResetEventSlim _done = new(false);
+        private readonly Action _signal;
+        private byte[] _key = new byte[64];
+        private byte[] _value = new byte[256];
+        private int _keyLength;
+        private int _valueLength;
+
+        public Writer(StorageEnvironment env)
+        {
+            _env = env;
+            _signal = _done.Set;
+        }
+
+        public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+        {
+            if (key.Length > _key.Length)
+                _key = new byte[key.Length];
+            if (value.Length > _value.Length)
+                _value = new byte[value.Length];
+            key.CopyTo(_key);
+            value.CopyTo(_value);
+            _keyLength = key.Length;
+            _valueLength = value.Length;
+            var task = _env.WriteAsync(this, static (tx, w) =>
+                tx.OpenTree(CairnDurableStore.TreeName).Put(w._key.AsSpan(0, w._keyLength), w._value.AsSpan(0, w._valueLength)));
+            if (!task.IsCompleted)
+            {
+                _done.Reset();
+                task.GetAwaiter().UnsafeOnCompleted(_signal);
+                _done.Wait();
+            }
+            task.GetAwaiter().GetResult();
+        }
+
+        public void Dispose() => _done.Dispose();
+    }
+}

@@ -108,30 +108,34 @@ public sealed unsafe partial class StorageEnvironment
     /// allocations is dropped now; a merged transaction dropped it when it was prepared, and the map's
     /// record belongs to the next transaction by the time this one is published.
     /// </remarks>
-    private void Publish(LowLevelTransaction tx, long transactionId, JournalPosition position, bool commitFreeSpace)
+    private void Publish(LowLevelTransaction tx, long transactionId, JournalPosition position, bool commitFreeSpace,
+        PageTable? preparedPages = null, EnvironmentState? preparedOn = null)
     {
         lock (_stateLock)
         {
-            // The flusher may have published since this transaction began: build on the newest state.
+            // The flusher may have published since this transaction began: build on the newest state. A merged
+            // transaction brings the page table it prepared, which is the one to publish if nothing was
+            // published since it was built.
             var current = _current;
             var retired = _reclaimer.Rent();
-            var pages = current.Pages.ToBuilder();
+            bool prepared = preparedPages is not null && ReferenceEquals(current, preparedOn);
+            var pages = prepared ? null : current.Pages.ToBuilder();
             foreach (var (pageNumber, run) in tx.DirtyPages)
             {
                 if (current.Pages.TryGet(pageNumber, out var replaced))
                     retired.ScratchVersions.Add((replaced.Pointer, replaced.PageCount));
-                pages.Set(pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount));
+                pages?.Set(pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount));
             }
             foreach (var (pageNumber, count) in tx.FreedPages)
             {
                 if (current.Pages.TryGet(pageNumber, out var replaced))
                 {
                     retired.ScratchVersions.Add((replaced.Pointer, replaced.PageCount));
-                    pages.Remove(pageNumber);
+                    pages?.Remove(pageNumber);
                 }
                 retired.FreedPages.Add((pageNumber, count));
             }
-            var next = new EnvironmentState(transactionId, current.Epoch + 1, pages.ToImmutable(), tx.NextPageNumber,
+            var next = new EnvironmentState(transactionId, current.Epoch + 1, prepared ? preparedPages! : pages!.ToImmutable(), tx.NextPageNumber,
                 tx.RootTree, _freeSpace.DirectoryPage, current.View, position);
             PublishLocked(next, retired);
             if (commitFreeSpace)

@@ -192,6 +192,7 @@ public sealed unsafe partial class StorageEnvironment : IAsyncDisposable
         slot.EntryLength = BuildJournalEntry(tx, transactionId, slot.Buffer);
         slot.TransactionId = transactionId;
         _freeSpace.Commit();
+        slot.PreparedOn = tx.State;
         slot.Pending = BuildPendingState(tx, transactionId);
     }
 
@@ -226,7 +227,7 @@ public sealed unsafe partial class StorageEnvironment : IAsyncDisposable
     /// <summary>Publishes a merged transaction whose entry is durable; returns the new state, which the writer now reads from.</summary>
     internal EnvironmentState PublishMergedCommit(CommitSlot slot)
     {
-        Publish(slot.Low!, slot.TransactionId, slot.Position, commitFreeSpace: false);
+        Publish(slot.Low!, slot.TransactionId, slot.Position, commitFreeSpace: false, slot.Pending!.Pages, slot.PreparedOn);
         AfterCommit();
         return PublishReader(_writerSlot, Volatile.Read(ref _current));
     }

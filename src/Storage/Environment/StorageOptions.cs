@@ -82,6 +82,13 @@ public sealed class StorageOptions
     public TimeSpan MergerMaxBatchDuration { get; init; } = TimeSpan.FromMilliseconds(20);
 
     /// <summary>
+    /// When a merged transaction's journal write returns and the next batch has operations, the merger
+    /// waits up to this long (while the queue is empty) for the callers it just released to send their next
+    /// operations, so they join that batch instead of the one after. Zero commits at once.
+    /// </summary>
+    public TimeSpan MergerReturnGrace { get; init; } = TimeSpan.FromMicroseconds(100);
+
+    /// <summary>
     /// Whether the background thread prepares the next journal file ahead of the switch (always, outside
     /// tests; a test turns it off to make the commit path create the file itself).
     /// </summary>

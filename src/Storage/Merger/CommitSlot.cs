@@ -42,6 +42,9 @@ internal sealed class CommitSlot : IDisposable
 
     public EnvironmentState? Pending { get; set; }
 
+    /// <summary>The published state <see cref="Pending"/> was built on: if it is still current at publication, Pending's page table is published as it is.</summary>
+    public EnvironmentState? PreparedOn { get; set; }
+
     public long WriteSubmitted { get; set; }
 
     // Filled by the journal writer.
@@ -87,6 +90,7 @@ internal sealed class CommitSlot : IDisposable
         Transaction = null;
         Base = null;
         Pending = null;
+        PreparedOn = null;
         WriteError = null;
         _written = false;
         QueueWaitTicks = 0;

@@ -5,8 +5,9 @@ namespace Cairn.Merger;
 /// <summary>An operation with no result: <c>WriteAsync(state, static (tx, state) =&gt; ...)</c>.</summary>
 internal sealed class MergedAction<TState> : MergedOperation, IValueTaskSource
 {
-    // Continuations go to the thread pool: a caller's code never runs on the merger's thread.
-    private ManualResetValueTaskSourceCore<bool> _core = new() { RunContinuationsAsynchronously = true };
+    // Completion itself runs on a thread-pool thread (MergedOperation.Succeed/Fail), so continuations run
+    // inline there, never on the merger's thread.
+    private ManualResetValueTaskSourceCore<bool> _core = new() { RunContinuationsAsynchronously = false };
     private Action<WriteTransaction, TState>? _operation;
     private TState _state = default!;
 
@@ -22,9 +23,9 @@ internal sealed class MergedAction<TState> : MergedOperation, IValueTaskSource
 
     public override void Execute(WriteTransaction transaction) => _operation!(transaction, _state);
 
-    public override void Succeed() => _core.SetResult(true);
+    protected override void SetResult() => _core.SetResult(true);
 
-    public override void Fail(Exception error) => _core.SetException(error);
+    protected override void SetException(Exception error) => _core.SetException(error);
 
     public void GetResult(short token)
     {

@@ -5,7 +5,7 @@ namespace Cairn.Merger;
 /// <summary>An operation with a result: <c>WriteAsync(state, static (tx, state) =&gt; result)</c>.</summary>
 internal sealed class MergedFunction<TState, TResult> : MergedOperation, IValueTaskSource<TResult>
 {
-    private ManualResetValueTaskSourceCore<TResult> _core = new() { RunContinuationsAsynchronously = true };
+    private ManualResetValueTaskSourceCore<TResult> _core = new() { RunContinuationsAsynchronously = false };
     private Func<WriteTransaction, TState, TResult>? _operation;
     private TState _state = default!;
     private TResult _result = default!;
@@ -23,9 +23,9 @@ internal sealed class MergedFunction<TState, TResult> : MergedOperation, IValueT
     // A re-run (another operation of the batch threw) overwrites the result of the discarded run.
     public override void Execute(WriteTransaction transaction) => _result = _operation!(transaction, _state);
 
-    public override void Succeed() => _core.SetResult(_result);
+    protected override void SetResult() => _core.SetResult(_result);
 
-    public override void Fail(Exception error) => _core.SetException(error);
+    protected override void SetException(Exception error) => _core.SetException(error);
 
     public TResult GetResult(short token)
     {

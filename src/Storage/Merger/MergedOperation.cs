@@ -11,7 +11,7 @@ namespace Cairn.Merger;
 /// The control word packs the token and the state: <c>token &lt;&lt; 2 | state</c>. Starting (by the merger)
 /// and cancelling (by the caller's token) are compare-exchanges on it, so exactly one of them wins.
 /// </remarks>
-internal abstract class MergedOperation
+internal abstract class MergedOperation : IThreadPoolWorkItem
 {
     private const long Queued = 0;
     private const long Running = 1;
@@ -29,11 +29,40 @@ internal abstract class MergedOperation
     /// <summary>Runs the caller's delegate inside the merged transaction (again, if its batch is re-run).</summary>
     public abstract void Execute(WriteTransaction transaction);
 
-    /// <summary>Completes the caller's task with the operation's result: its transaction is durable.</summary>
-    public abstract void Succeed();
+    private Exception? _error;
 
-    /// <summary>Completes the caller's task with <paramref name="error"/>.</summary>
-    public abstract void Fail(Exception error);
+    /// <summary>
+    /// Completes the caller's task with the operation's result (its transaction is durable), on a
+    /// thread-pool thread: the operation object is itself the work item, so completing allocates
+    /// nothing, and the caller's continuation never runs on the merger's thread.
+    /// </summary>
+    public void Succeed()
+    {
+        _error = null;
+        ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+    }
+
+    /// <summary>Completes the caller's task with <paramref name="error"/>, on a thread-pool thread.</summary>
+    public void Fail(Exception error)
+    {
+        _error = error;
+        ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+    }
+
+    void IThreadPoolWorkItem.Execute()
+    {
+        var error = _error;
+        _error = null;
+        if (error is null)
+            SetResult();
+        else
+            SetException(error);
+    }
+
+    /// <summary>Runs the caller's continuation inline (this is already a thread-pool thread).</summary>
+    protected abstract void SetResult();
+
+    protected abstract void SetException(Exception error);
 
     /// <summary>Called by the caller's thread once the operation is set up and about to be queued.</summary>
     public void Arm(long enqueuedAt, CancellationToken cancellationToken)

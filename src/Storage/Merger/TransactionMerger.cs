@@ -29,6 +29,7 @@ internal sealed class TransactionMerger : IDisposable
     private readonly Thread _thread;
     private readonly long _maxBatchTicks;
     private readonly long _maxTransactionPages;
+    private readonly long _returnGraceTicks;
     private int _idle;
     private int _enqueuers;
     private volatile bool _stopping;
@@ -41,6 +42,7 @@ internal sealed class TransactionMerger : IDisposable
         _queueSlots = new SemaphoreSlim(options.MergerMaxQueuedOperations, options.MergerMaxQueuedOperations);
         _maxBatchTicks = (long)(options.MergerMaxBatchDuration.TotalSeconds * Stopwatch.Frequency);
         _maxTransactionPages = Math.Max(1, options.MergerMaxTransactionBytes / StorageConstants.PageSize);
+        _returnGraceTicks = (long)(options.MergerReturnGrace.TotalSeconds * Stopwatch.Frequency);
         _writer = new JournalWriteWorker(environment, WakeMerger);
         _thread = new Thread(Run) { IsBackground = true, Name = "cairn-merger" };
         _thread.Start();
@@ -159,10 +161,18 @@ internal sealed class TransactionMerger : IDisposable
                     {
                         if (!PublishWritten(inflight, current))
                             return;
+                        int released = inflight.Operations.Count;
                         toRelease = inflight;
+                        ReleasePending(ref toRelease);
                         inflight = null;
                         if (current.Operations.Count > 0)
-                            break; // the disk is idle: write what has run so far, the rest goes in the next batch
+                        {
+                            // The disk is idle: commit what has run, once the callers just released have had a
+                            // moment to send their next operations (otherwise each caller would only make every
+                            // other batch, and batches would hold half the callers).
+                            GatherReturning(current, released);
+                            break;
+                        }
                     }
                     if (IsFull(current))
                         break;
@@ -259,6 +269,31 @@ internal sealed class TransactionMerger : IDisposable
             FailSlot(current, e);
             FailQueued(e);
             _environment.LeaveMergedWrites();
+        }
+    }
+
+    /// <summary>
+    /// Runs queued operations until <paramref name="expected"/> of them have arrived, the batch is full, or
+    /// the grace period (<see cref="StorageOptions.MergerReturnGrace"/>) passes with the queue empty. The wait
+    /// spins (yielding): a sleep and wake-up would cost more than it saves.
+    /// </summary>
+    private void GatherReturning(CommitSlot slot, int expected)
+    {
+        long deadline = Stopwatch.GetTimestamp() + _returnGraceTicks;
+        var spinner = new SpinWait();
+        int arrived = 0;
+        while (arrived < expected && !IsFull(slot))
+        {
+            if (_queue.TryDequeue(out var queued))
+            {
+                _queueSlots.Release();
+                Execute(slot, queued);
+                arrived++;
+                continue;
+            }
+            if (Stopwatch.GetTimestamp() >= deadline)
+                return;
+            spinner.SpinOnce(sleep1Threshold: -1);
         }
     }
 

@@ -8,7 +8,8 @@ namespace Cairn.Demo;
 /// The main job: which I/O backend this machine gets; a fill and read of the engine; durable commits
 /// against the disk's raw durable write rate; a writer killed with SIGKILL mid-stream and the
 /// recovery that follows, checked; the I/O statistics of it all, printed and written as JSON; and what a
-/// durable write costs here in each of the ways a journal could be written.
+/// durable write costs here in each of the ways a journal could be written; and the transaction merger
+/// with concurrent callers against the single-writer rate.
 /// </summary>
 internal static class DemoCommand
 {
@@ -43,6 +44,13 @@ internal static class DemoCommand
                               $"{commits.RawWritesPerSecond:F0}/s; ratio {commits.RatioToRaw:F2}");
             Console.WriteLine($"  journal write p50 {commits.JournalWriteP50Micros:F0} us, p99 {commits.JournalWriteP99Micros:F0} us, " +
                               $"{commits.JournalBytesPerCommit} bytes per commit");
+
+            var merged = MergerDemo.Run(options.Directory, callers: 16, operations: 16_000);
+            Console.WriteLine();
+            Console.WriteLine($"Transaction merger: {merged.Callers} concurrent callers, {merged.Operations} WriteAsync puts (each done when durable): " +
+                              $"{merged.OperationsPerSecond:F0} puts/s, {merged.OperationsPerSecond / commits.CommitsPerSecond:F1}x the single-writer commits above; " +
+                              $"{merged.OperationsPerTransaction:F1} operations per transaction; latency p50 {merged.LatencyP50Micros:F0} us, p99 {merged.LatencyP99Micros:F0} us; every key read back");
+            Console.WriteLine("  " + merged.Statistics.Replace(System.Environment.NewLine, System.Environment.NewLine + "  "));
 
             Console.WriteLine();
             Console.WriteLine("Crash and recovery: a child process commits and acknowledges transactions until it is killed with SIGKILL; then this process reopens the environment:");
@@ -85,6 +93,7 @@ internal static class DemoCommand
                 dataFileWriter = pageCheck,
                 engine,
                 durableCommits = commits,
+                merger = merged,
                 crashRecovery = crash,
                 durableWrites = results,
             }, new JsonSerializerOptions { WriteIndented = true }));
@@ -103,7 +112,7 @@ internal static class DemoCommand
     {
         foreach (var file in Directory.EnumerateFiles(directory, "*.probe"))
             File.Delete(file);
-        foreach (var environment in new[] { "commits", "crash" })
+        foreach (var environment in new[] { "commits", "merger", "crash" })
         {
             string path = Path.Combine(directory, environment);
             if (Directory.Exists(path))

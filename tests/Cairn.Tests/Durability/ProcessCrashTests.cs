@@ -29,36 +29,7 @@ public class ProcessCrashTests(ITestOutputHelper output)
     public async Task Every_acknowledged_transaction_survives_SIGKILL_and_nothing_is_half_applied()
     {
         int cycles = checked((int)Setting("CAIRN_CRASH_CYCLES", DefaultCycles));
-        long seed = Setting("CAIRN_CRASH_SEED", Random.Shared.NextInt64(1, 1_000_000_000));
-        string replay = $"replay with CAIRN_CRASH_SEED={seed} CAIRN_CRASH_CYCLES={cycles}";
-        output.WriteLine($"seed {seed}, {cycles} cycles");
-
-        using var dir = new TestDirectory("process-crash");
-        var settings = CrashWriterSettings.Aggressive;
-        var model = new CrashWorkloadModel(new CrashWorkload(seed));
-        var random = new Random(unchecked((int)seed ^ (int)(seed >> 32)));
-        var stats = new CrashRunStatistics();
-        var bounds = new TransactionBounds(0, 0);
-        try
-        {
-            for (int cycle = 1; cycle <= cycles; cycle++)
-            {
-                var plan = KillPlan.Choose(random, lastCycle: cycle == cycles);
-                try
-                {
-                    bounds = await KillAndCheckAsync(dir.Path, seed, settings, plan, model, bounds, stats);
-                }
-                catch (Exception e)
-                {
-                    throw new XunitException($"cycle {cycle} of {cycles} ({plan}), seed {seed}: {e.Message}{System.Environment.NewLine}{replay}", e);
-                }
-            }
-        }
-        finally
-        {
-            output.WriteLine(stats.Summary());
-        }
-        Assert.Equal(0, stats.Lost);
+        await RunKillCyclesAsync("process-crash", "CAIRN_CRASH_CYCLES", cycles, _ => CrashWriterSettings.Aggressive);
     }
 
     /// <summary>
@@ -70,13 +41,20 @@ public class ProcessCrashTests(ITestOutputHelper output)
     public async Task Every_operation_acknowledged_by_the_merger_survives_SIGKILL()
     {
         int cycles = checked((int)Setting("CAIRN_CRASH_MERGER_CYCLES", DefaultMergerCycles));
-        long seed = Setting("CAIRN_CRASH_SEED", Random.Shared.NextInt64(1, 1_000_000_000));
-        string replay = $"replay with CAIRN_CRASH_SEED={seed} CAIRN_CRASH_MERGER_CYCLES={cycles}";
-        output.WriteLine($"seed {seed}, {cycles} cycles through the merger");
+        await RunKillCyclesAsync("process-crash-merger", "CAIRN_CRASH_MERGER_CYCLES", cycles,
+            random => CrashWriterSettings.Aggressive with { Callers = new[] { 16, 32, 64 }[random.Next(3)] });
+    }
 
-        using var dir = new TestDirectory("process-crash-merger");
+    /// <summary>Kill, reopen and check <paramref name="cycles"/> times; <paramref name="settingsFor"/> picks each cycle's writer.</summary>
+    private async Task RunKillCyclesAsync(string name, string cyclesVariable, int cycles, Func<Random, CrashWriterSettings> settingsFor)
+    {
+        long seed = Setting("CAIRN_CRASH_SEED", Random.Shared.NextInt64(1, 1_000_000_000));
+        string replay = $"replay with CAIRN_CRASH_SEED={seed} {cyclesVariable}={cycles}";
+        output.WriteLine($"seed {seed}, {cycles} cycles");
+
+        using var dir = new TestDirectory(name);
         var model = new CrashWorkloadModel(new CrashWorkload(seed));
-        var random = new Random(unchecked((int)seed ^ (int)(seed >> 32)) + 1);
+        var random = new Random(unchecked((int)seed ^ (int)(seed >> 32)));
         var stats = new CrashRunStatistics();
         var bounds = new TransactionBounds(0, 0);
         var callerCounts = new List<int>();
@@ -84,9 +62,9 @@ public class ProcessCrashTests(ITestOutputHelper output)
         {
             for (int cycle = 1; cycle <= cycles; cycle++)
             {
-                int callers = new[] { 16, 32, 64 }[random.Next(3)];
-                callerCounts.Add(callers);
-                var settings = CrashWriterSettings.Aggressive with { Callers = callers };
+                var settings = settingsFor(random);
+                if (settings.Callers is { } callers)
+                    callerCounts.Add(callers);
                 var plan = KillPlan.Choose(random, lastCycle: cycle == cycles);
                 try
                 {
@@ -94,14 +72,16 @@ public class ProcessCrashTests(ITestOutputHelper output)
                 }
                 catch (Exception e)
                 {
-                    throw new XunitException($"cycle {cycle} of {cycles} ({plan}, {callers} callers), seed {seed}: {e.Message}{System.Environment.NewLine}{replay}", e);
+                    string writer = settings.Callers is { } n ? $", {n} callers through the merger" : "";
+                    throw new XunitException($"cycle {cycle} of {cycles} ({plan}{writer}), seed {seed}: {e.Message}{System.Environment.NewLine}{replay}", e);
                 }
             }
         }
         finally
         {
             output.WriteLine(stats.Summary());
-            output.WriteLine($"callers per cycle: {string.Join(", ", callerCounts.GroupBy(c => c).OrderBy(g => g.Key).Select(g => $"{g.Key} x{g.Count()}"))}");
+            if (callerCounts.Count > 0)
+                output.WriteLine($"callers per cycle: {string.Join(", ", callerCounts.GroupBy(c => c).OrderBy(g => g.Key).Select(g => $"{g.Key} x{g.Count()}"))}");
         }
         Assert.Equal(0, stats.Lost);
     }

@@ -38,6 +38,13 @@ public sealed class TransactionMergerTests
             var stats = env.MergerStats.Snapshot();
             Assert.Equal(callers * perCaller, stats.Operations);
             Assert.True(stats.Transactions < stats.Operations, $"no merging: {stats.Transactions} transactions for {stats.Operations} operations");
+            Assert.Equal(Math.Min(stats.Transactions, 1024), stats.RecentBatches.Count);
+            Assert.All(stats.RecentBatches, b => Assert.InRange(b.Operations, 1, callers));
+            Assert.Equal(stats.RecentBatches.OrderBy(b => b.TransactionId).Select(b => b.TransactionId), stats.RecentBatches.Select(b => b.TransactionId));
+            // Joined with the I/O statistics: every recent merged transaction was one journal write of one transaction.
+            string report = stats.Format(env.IoStats);
+            Assert.Contains($"{callers * perCaller:N0} operations in {stats.Transactions:N0} transactions", report);
+            Assert.Contains("1.0 transactions and", report);
             env.Verify();
         }
         // Each caller's own operations ran in the order it issued them.

@@ -22,7 +22,8 @@ public sealed unsafe partial class StorageEnvironment : IAsyncDisposable
     /// <remarks>
     /// <para>The operation runs later, on the merger's thread: pass what it needs through
     /// <paramref name="state"/> (a static lambda allocates nothing), and copy spans into the state first.
-    /// It must not commit or dispose the transaction.</para>
+    /// It must not commit or dispose the transaction, and must not block or wait for other work (least of all
+    /// another <c>WriteAsync</c>): every other caller's operation waits for it.</para>
     /// <para>An operation that throws fails alone: the transaction is rolled back and the batch's other
     /// operations run again without it, so an operation may run more than once: keep side effects
     /// other than on the transaction out of it.</para>

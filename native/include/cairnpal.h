@@ -171,6 +171,10 @@ CAIRN_EXPORT int32_t cairn_file_map(cairn_file *file, int64_t length, void **add
 CAIRN_EXPORT int32_t cairn_unmap(void *address, int64_t length, int32_t *os_error);
 /* Tell the OS a range of a mapping will be needed soon (MADV_WILLNEED / PrefetchVirtualMemory). */
 CAIRN_EXPORT int32_t cairn_map_prefetch(void *address, int64_t length, int32_t *os_error);
+/* Read a range of a mapping in now and map it, so touching it takes no page faults
+ * (MADV_POPULATE_READ; MADV_WILLNEED on kernels before 5.14; PrefetchVirtualMemory on Windows).
+ * Synchronous on Linux 5.14+: returns once the range is in memory. */
+CAIRN_EXPORT int32_t cairn_map_populate(void *address, int64_t length, int32_t *os_error);
 
 /* ---------------------------------------------------------------------------------------------
  * Journals.

@@ -73,3 +73,9 @@ CAIRN_EXPORT int32_t cairn_map_prefetch(void *address, int64_t length, int32_t *
         return cairn_win_fail(cairn_win_last_error(), os_error);
     return cairn_ok(os_error);
 }
+
+/* PrefetchVirtualMemory is already a bulk read of the range into the working set. */
+CAIRN_EXPORT int32_t cairn_map_populate(void *address, int64_t length, int32_t *os_error)
+{
+    return cairn_map_prefetch(address, length, os_error);
+}

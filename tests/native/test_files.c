@@ -323,6 +323,13 @@ static void test_map(const char *dir)
     CHECK_OK(cairn_map_prefetch((char *)new_map + 100, 5000, &test_last_os_error));
     CHECK_OK(cairn_map_prefetch(new_map, 0, &test_last_os_error));
     CHECK(cairn_map_prefetch(NULL, 10, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    /* Populating maps the range in place: contents unchanged, the whole mapping or part of it. */
+    CHECK_OK(cairn_map_populate((char *)new_map + 100, 5000, &test_last_os_error));
+    CHECK_OK(cairn_map_populate(new_map, 32 * KIB, &test_last_os_error));
+    CHECK_OK(cairn_map_populate(new_map, 0, &test_last_os_error));
+    CHECK(memcmp((char *)new_map + 1000, patch, sizeof patch) == 0 && memcmp(new_map, data, 1000) == 0);
+    CHECK(cairn_map_populate(NULL, 10, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_map_populate(new_map, -1, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
 
     CHECK_OK(cairn_unmap(old_map, 16 * KIB, &test_last_os_error));
     CHECK_OK(cairn_unmap(new_map, 32 * KIB, &test_last_os_error));

@@ -45,6 +45,18 @@ public sealed unsafe class PalMapping : SafeHandle
         PalErrors.ThrowIfFailed(status, osError, "prefetching a mapped range", path: null, offset);
     }
 
+    /// <summary>
+    /// Reads a range in now and maps it, so touching it takes no page faults (MADV_POPULATE_READ; on
+    /// kernels without it, asynchronous read-ahead). Returns once the range is in memory.
+    /// </summary>
+    public void Populate(long offset, long length)
+    {
+        if (offset < 0 || length < 0 || offset + length > Length)
+            throw new ArgumentOutOfRangeException(nameof(length), $"[{offset}, {offset + length}) is outside the mapping of {Length} bytes");
+        int status = NativeMethods.cairn_map_populate(Pointer + offset, length, out int osError);
+        PalErrors.ThrowIfFailed(status, osError, "populating a mapped range", path: null, offset);
+    }
+
     protected override bool ReleaseHandle()
         => NativeMethods.cairn_unmap(handle, Length, out _) == (int)PalStatus.Ok;
 }

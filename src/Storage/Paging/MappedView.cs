@@ -24,5 +24,8 @@ internal sealed unsafe class MappedView : IDisposable
     /// <summary>Asks the OS to read the whole view ahead of use (asynchronous readahead).</summary>
     public void Prefetch() => _mapping.Prefetch(0, PageCount * StorageConstants.PageSize);
 
+    /// <summary>Reads [offset, offset + length) in now and maps it: touching it then takes no page faults.</summary>
+    public void Populate(long offset, long length) => _mapping.Populate(offset, length);
+
     public void Dispose() => _mapping.Dispose();
 }

@@ -31,11 +31,12 @@ public class ConcurrentCommitBenchmarks
     public const int CommitsPerRound = 4_096;
 
     /// <summary>The stores this benchmark compares, in this order, when <see cref="DurableStores.FilterVariable"/> allows them.</summary>
-    public static readonly string[] Stores = [DurableStores.Lmdb, DurableStores.Sqlite, DurableStores.RocksDb, DurableStores.CairnMerger];
+    public static readonly string[] Stores = [DurableStores.Lmdb, DurableStores.Sqlite, DurableStores.RocksDb, DurableStores.CairnMerger,
+        DurableStores.CairnMergerAsync];
 
     private string _directory = null!;
     private IDurableStore _store = null!;
-    private CommitCallers _callers = null!;
+    private ICommitCallers _callers = null!;
     private MeasuredStageListener _stage = null!;
     private IDurableLogCounter? _logCounter;
     private long _logWrites;
@@ -56,7 +57,10 @@ public class ConcurrentCommitBenchmarks
         _store = DurableStores.Create(Store);
         _store.Open(_directory);
         _logCounter = _store as IDurableLogCounter;
-        _callers = new CommitCallers(_store, Callers, CommitsPerRound / Callers);
+        // A store with an asynchronous API is driven by awaiting tasks (its "-async" name); every other by blocked threads.
+        _callers = Store.EndsWith(DurableStores.AsyncSuffix, StringComparison.Ordinal) && _store is IAsyncDurableStore asyncStore
+            ? new AsyncCommitCallers(asyncStore, Callers, CommitsPerRound / Callers)
+            : new CommitCallers(_store, Callers, CommitsPerRound / Callers);
         // BenchmarkDotNet keeps the benchmark process's output in its log: this records what was measured.
         Console.WriteLine($"// {_store.Describe()}");
         Console.WriteLine($"// {Callers} callers, {CommitsPerRound / Callers} commits each per round");

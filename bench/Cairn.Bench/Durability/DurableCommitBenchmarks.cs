@@ -28,7 +28,7 @@ public class DurableCommitBenchmarks
     [ParamsSource(nameof(StoreNames))]
     public string Store { get; set; } = DurableStores.Raw;
 
-    public static IEnumerable<string> StoreNames() => DurableStores.Selected();
+    public static IEnumerable<string> StoreNames() => DurableStores.Selected().Where(n => !n.EndsWith(DurableStores.AsyncSuffix, StringComparison.Ordinal));
 
     [GlobalSetup]
     public void GlobalSetup()

@@ -16,6 +16,12 @@ public static class DurableStores
     public const string Cairn = "cairn";
     public const string CairnMerger = "cairn-merger";
 
+    /// <summary>The merger driven by asynchronous callers (tasks awaiting each put) in the concurrent benchmark.</summary>
+    public const string CairnMergerAsync = "cairn-merger-async";
+
+    /// <summary>A store name ending in this is driven by asynchronous callers where the benchmark has them.</summary>
+    public const string AsyncSuffix = "-async";
+
     /// <summary>Set to a comma-separated list of names to run only those stores.</summary>
     public const string FilterVariable = "CAIRN_BENCH_DURABLE_STORES";
 
@@ -27,6 +33,7 @@ public static class DurableStores
         (RocksDb, () => new RocksDbDurableStore()),
         (Cairn, () => new CairnDurableStore()),
         (CairnMerger, () => new CairnMergerDurableStore()),
+        (CairnMergerAsync, () => new CairnMergerDurableStore()),
     ];
 
     public static IEnumerable<string> Names => s_stores.Select(s => s.Name);

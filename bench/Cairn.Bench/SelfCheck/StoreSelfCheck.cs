@@ -24,7 +24,7 @@ public static class StoreSelfCheck
             return 1;
         }
         var names = storeNames.Length > 0 ? storeNames : BenchStores.Names.ToArray();
-        var durableNames = storeNames.Length > 0 ? DurableStores.Names.Where(storeNames.Contains).ToArray() : DurableStores.Names.ToArray();
+        var durableNames = storeNames.Length > 0 ? DurableStores.Names.Where(storeNames.Contains).ToArray() : DurableStores.Names.Where(n => !n.EndsWith(DurableStores.AsyncSuffix, StringComparison.Ordinal)).ToArray();
         var failures = 0;
         failures += Attempt("lmdb binding", log, directory => LmdbBindingSelfCheck.Run(directory, KeyCount, log));
         foreach (var name in names.Where(BenchStores.Names.Contains))

@@ -16,7 +16,7 @@ namespace Cairn.Bench.Durability.Concurrent;
 /// <see cref="Stopwatch"/> ticks go into the caller's own array, allocated up front for
 /// <see cref="MaxRecordedRounds"/> rounds; nothing is allocated or shared per put.
 /// </remarks>
-public sealed class CommitCallers : IDisposable
+public sealed class CommitCallers : ICommitCallers
 {
     /// <summary>Recorded rounds kept per caller; rounds past this are timed but not recorded.</summary>
     public const int MaxRecordedRounds = 32;
@@ -97,11 +97,14 @@ public sealed class CommitCallers : IDisposable
 
     /// <summary>Several percentiles at once from one sorted copy; see <see cref="LatencyPercentile"/>.</summary>
     public double[] LatencyPercentiles(ReadOnlySpan<double> percentiles)
+        => Percentiles(_latencies, _recordedRounds * _putsPerCaller, percentiles);
+
+    /// <summary>Nearest-rank percentiles, in microseconds, over the first <paramref name="perCaller"/> Stopwatch-tick latencies of each caller (NaN for none).</summary>
+    internal static double[] Percentiles(long[][] latencies, int perCaller, ReadOnlySpan<double> percentiles)
     {
-        var perCaller = _recordedRounds * _putsPerCaller;
-        var all = new long[perCaller * _callerCount];
-        for (var c = 0; c < _callerCount; c++)
-            Array.Copy(_latencies[c], 0, all, c * perCaller, perCaller);
+        var all = new long[perCaller * latencies.Length];
+        for (var c = 0; c < latencies.Length; c++)
+            Array.Copy(latencies[c], 0, all, c * perCaller, perCaller);
         Array.Sort(all);
         var result = new double[percentiles.Length];
         for (var i = 0; i < percentiles.Length; i++)

@@ -5,7 +5,7 @@ namespace Cairn.Bench.Durability.Stores;
 /// blocks until the merged transaction holding it is durable. Callers on many threads share the
 /// merger's transactions and journal writes; that is the point of it. Default <see cref="StorageOptions"/>.
 /// </summary>
-public sealed class CairnMergerDurableStore : IDurableStore, IDurableLogCounter
+public sealed class CairnMergerDurableStore : IDurableStore, IDurableLogCounter, IAsyncDurableStore
 {
     private StorageEnvironment? _env;
     private long _lastTransactions;
@@ -22,6 +22,8 @@ public sealed class CairnMergerDurableStore : IDurableStore, IDurableLogCounter
     }
 
     public IDurableWriter CreateWriter() => new Writer(Env);
+
+    public IAsyncDurableWriter CreateAsyncWriter() => new AsyncWriter(Env);
 
     public string Describe() =>
         $"cairn-merger: default StorageOptions, one WriteAsync operation per put into tree '{CairnDurableStore.TreeName}', " +
@@ -53,6 +55,25 @@ public sealed class CairnMergerDurableStore : IDurableStore, IDurableLogCounter
     }
 
     private StorageEnvironment Env => _env ?? throw new InvalidOperationException("not open");
+
+    /// <summary>An asynchronous caller: the key and value go into its own buffers, and the caller awaits the task.</summary>
+    private sealed class AsyncWriter(StorageEnvironment env) : IAsyncDurableWriter
+    {
+        private readonly byte[] _key = new byte[64];
+        private readonly byte[] _value = new byte[256];
+        private int _keyLength;
+        private int _valueLength;
+
+        public ValueTask PutAsync(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+        {
+            key.CopyTo(_key);
+            value.CopyTo(_value);
+            _keyLength = key.Length;
+            _valueLength = value.Length;
+            return env.WriteAsync(this, static (tx, w) =>
+                tx.OpenTree(CairnDurableStore.TreeName).Put(w._key.AsSpan(0, w._keyLength), w._value.AsSpan(0, w._valueLength)));
+        }
+    }
 
     /// <summary>
     /// One caller. The operation runs later on the merger's thread, so the key and value are copied into

@@ -75,10 +75,15 @@ internal sealed class CommitSlot : IDisposable
         Low!.Rebase(published);
     }
 
-    /// <summary>Drops the transaction's changes (not its operations) and opens a fresh one on the same base.</summary>
+    /// <summary>
+    /// Drops the transaction's changes (not its operations): its pages, and its allocations, which go back
+    /// to the free-space map (its on-disk free bits were only in its discarded pages); then opens a fresh
+    /// transaction on the same base.
+    /// </summary>
     public void Restart(StorageEnvironment environment)
     {
         environment.DiscardMergedTransaction(Low!);
+        environment.RollbackMergedAllocations();
         Open(environment, Base!);
     }
 

@@ -386,7 +386,6 @@ internal sealed class TransactionMerger : IDisposable
                 operation.Fail(e);
             }
             slot.Operations.Clear();
-            _environment.RollbackMergedAllocations();
             slot.Restart(_environment);
             slot.BatchStarted = Stopwatch.GetTimestamp();
             return false;

@@ -254,4 +254,68 @@ public sealed class TransactionMergerTests
                 Assert.Equal(Bytes.Value(c * 100 + i, 20_000), Read(reopened, Bytes.Key(c * 100 + i)));
         reopened.Verify();
     }
+
+    [Fact]
+    public async Task Cancellations_racing_the_merger_either_remove_an_operation_or_leave_it_whole()
+    {
+        using var dir = new TestDirectory("merger-cancel-race");
+        using var env = StorageEnvironment.Open(Options(dir.Path));
+        const int callers = 8, perCaller = 400;
+        var outcomes = new bool?[callers, perCaller]; // true: committed, false: cancelled
+        var tasks = Enumerable.Range(0, callers).Select(c => Task.Run(async () =>
+        {
+            var random = new Random(c);
+            for (int i = 0; i < perCaller; i++)
+            {
+                using var cts = new CancellationTokenSource();
+                long id = c * 10_000 + i;
+                var write = env.WriteAsync(new PutRequest(Bytes.Key(id), Bytes.Value(id, 30)), static (tx, r) => { Put(tx, r); }, cts.Token).AsTask();
+                switch (random.Next(3))
+                {
+                    case 0:
+                        cts.Cancel();
+                        break;
+                    case 1:
+                        Thread.SpinWait(random.Next(1, 2_000));
+                        cts.Cancel();
+                        break;
+                }
+                try
+                {
+                    await write;
+                    outcomes[c, i] = true;
+                }
+                catch (OperationCanceledException)
+                {
+                    outcomes[c, i] = false;
+                }
+            }
+        })).ToArray();
+        await Task.WhenAll(tasks);
+
+        int committed = 0, cancelled = 0;
+        for (int c = 0; c < callers; c++)
+            for (int i = 0; i < perCaller; i++)
+            {
+                long id = c * 10_000 + i;
+                var value = Read(env, Bytes.Key(id));
+                if (outcomes[c, i] == true)
+                {
+                    Assert.Equal(Bytes.Value(id, 30), value);
+                    committed++;
+                }
+                else
+                {
+                    Assert.Null(value);
+                    cancelled++;
+                }
+            }
+        Assert.True(committed > 0 && cancelled > 0, $"{committed} committed, {cancelled} cancelled: the race was not exercised");
+        // A cancelled operation is counted when the merger reaches its queue entry, which may come after its caller moved on.
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (env.MergerStats.Snapshot().CancelledOperations < cancelled && DateTime.UtcNow < deadline)
+            await Task.Delay(5);
+        Assert.Equal(cancelled, env.MergerStats.Snapshot().CancelledOperations);
+        env.Verify();
+    }
 }

@@ -463,6 +463,10 @@ internal sealed class TransactionMerger : IDisposable
     public void Stop()
     {
         _stopping = true;
+        // Full fence: the flag must be visible before the count is read (an enqueuer increments the count,
+        // a full fence too, before it reads the flag), or both could miss each other and an operation could
+        // be queued after the merger has drained and gone.
+        Interlocked.MemoryBarrier();
         SpinWait.SpinUntil(() => Volatile.Read(ref _enqueuers) == 0);
         _wake.Set();
         if (Thread.CurrentThread != _thread)

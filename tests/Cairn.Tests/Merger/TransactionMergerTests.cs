@@ -318,4 +318,59 @@ public sealed class TransactionMergerTests
         Assert.Equal(cancelled, env.MergerStats.Snapshot().CancelledOperations);
         env.Verify();
     }
+
+    [Fact]
+    public async Task Dispose_racing_many_callers_commits_what_it_took_and_refuses_the_rest()
+    {
+        using var dir = new TestDirectory("merger-dispose-race");
+        var env = StorageEnvironment.Open(Options(dir.Path));
+        const int callers = 8;
+        var committed = new List<long>[callers];
+        var pending = new List<(long Id, Task Task)>[callers];
+        using var started = new CountdownEvent(callers);
+        // Threads of their own: the loops block, and on the thread pool they would starve the completions.
+        var loops = Enumerable.Range(0, callers).Select(c => Task.Factory.StartNew(() =>
+        {
+            committed[c] = [];
+            pending[c] = [];
+            started.Signal();
+            for (long i = 0; ; i++)
+            {
+                long id = c * 1_000_000L + i;
+                try
+                {
+                    // Not awaited one by one: several of each caller's operations are queued when Dispose comes.
+                    pending[c].Add((id, env.WriteAsync(new PutRequest(Bytes.Key(id), Bytes.Value(id, 20)), static (tx, r) => { Put(tx, r); }).AsTask()));
+                }
+                catch (ObjectDisposedException)
+                {
+                    return;
+                }
+                if (i % 16 == 15)
+                    Task.WaitAll(pending[c].Skip(pending[c].Count - 16).Select(p => p.Task).ToArray());
+            }
+        }, TaskCreationOptions.LongRunning)).ToArray();
+        started.Wait();
+        await Task.Delay(100);
+        await Task.Run(env.Dispose).WaitAsync(TimeSpan.FromSeconds(60));
+        await Task.WhenAll(loops).WaitAsync(TimeSpan.FromSeconds(60));
+
+        long total = 0;
+        for (int c = 0; c < callers; c++)
+            foreach (var (id, task) in pending[c])
+            {
+                // Every call that was taken completes: queued before Dispose, it was committed.
+                await task.WaitAsync(TimeSpan.FromSeconds(60));
+                committed[c].Add(id);
+                total++;
+            }
+        Assert.True(total > 0);
+        using var reopened = StorageEnvironment.Open(Options(dir.Path));
+        Assert.Equal(total, Count(reopened));
+        using var tx = reopened.BeginRead();
+        var tree = tx.OpenTree(TreeName);
+        foreach (var ids in committed)
+            foreach (long id in ids)
+                Assert.True(tree.TryGet(Bytes.Key(id), out var value) && value.SequenceEqual(Bytes.Value(id, 20)), $"operation {id} is missing or wrong");
+    }
 }

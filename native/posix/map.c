@@ -28,17 +28,24 @@ CAIRN_EXPORT int32_t cairn_unmap(void *address, int64_t length, int32_t *os_erro
     return cairn_ok(os_error);
 }
 
+/* Callers pass the address of a record inside a mapping; madvise insists on a page boundary. */
+static void *page_start(void *address, int64_t length, size_t *span)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)address & ~(page - 1);
+    *span = (size_t)length + ((uintptr_t)address - start);
+    return (void *)start;
+}
+
 CAIRN_EXPORT int32_t cairn_map_prefetch(void *address, int64_t length, int32_t *os_error)
 {
     if (address == NULL || length < 0 || (uint64_t)length > SIZE_MAX)
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     if (length == 0)
         return cairn_ok(os_error);
-    /* Callers pass the address of a record inside a mapping; madvise insists on a page boundary. */
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t start = (uintptr_t)address & ~(page - 1);
-    size_t span = (size_t)length + ((uintptr_t)address - start);
-    if (madvise((void *)start, span, MADV_WILLNEED) != 0)
+    size_t span;
+    void *start = page_start(address, length, &span);
+    if (madvise(start, span, MADV_WILLNEED) != 0)
         return cairn_fail(errno, os_error);
     return cairn_ok(os_error);
 }
@@ -53,17 +60,16 @@ CAIRN_EXPORT int32_t cairn_map_populate(void *address, int64_t length, int32_t *
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     if (length == 0)
         return cairn_ok(os_error);
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t start = (uintptr_t)address & ~(page - 1);
-    size_t span = (size_t)length + ((uintptr_t)address - start);
+    size_t span;
+    void *start = page_start(address, length, &span);
     int result;
     do {
-        result = madvise((void *)start, span, MADV_POPULATE_READ);
+        result = madvise(start, span, MADV_POPULATE_READ);
     } while (result != 0 && errno == EINTR);
     if (result == 0)
         return cairn_ok(os_error);
     /* An older kernel does not know the advice: fall back to asynchronous read-ahead. */
-    if (errno == EINVAL && madvise((void *)start, span, MADV_WILLNEED) == 0)
+    if (errno == EINVAL && madvise(start, span, MADV_WILLNEED) == 0)
         return cairn_ok(os_error);
     return cairn_fail(errno, os_error);
 }

@@ -66,4 +66,25 @@ public static class NativePeerLibraries
                 "to the full path of another build.", e);
         }
     }
+
+    /// <summary>
+    /// The first shared library mapped into this process whose file name <paramref name="nameMatches"/>,
+    /// from /proc/self/maps (Linux); null if none is (or elsewhere).
+    /// </summary>
+    public static string? MappedLibraryPath(Func<string, bool> nameMatches)
+    {
+        const string Maps = "/proc/self/maps";
+        if (!File.Exists(Maps))
+            return null;
+        foreach (var line in File.ReadLines(Maps))
+        {
+            var slash = line.IndexOf('/', StringComparison.Ordinal);
+            if (slash < 0)
+                continue;
+            var path = line[slash..];
+            if (nameMatches(Path.GetFileName(path)))
+                return path;
+        }
+        return null;
+    }
 }

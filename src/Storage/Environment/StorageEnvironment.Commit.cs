@@ -118,24 +118,21 @@ public sealed unsafe partial class StorageEnvironment
             // published since it was built.
             var current = _current;
             var retired = _reclaimer.Rent();
-            bool prepared = preparedPages is not null && ReferenceEquals(current, preparedOn);
-            var pages = prepared ? null : current.Pages.ToBuilder();
-            foreach (var (pageNumber, run) in tx.DirtyPages)
+            foreach (var (pageNumber, _) in tx.DirtyPages)
             {
                 if (current.Pages.TryGet(pageNumber, out var replaced))
                     retired.ScratchVersions.Add((replaced.Pointer, replaced.PageCount));
-                pages?.Set(pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount));
             }
             foreach (var (pageNumber, count) in tx.FreedPages)
             {
                 if (current.Pages.TryGet(pageNumber, out var replaced))
-                {
                     retired.ScratchVersions.Add((replaced.Pointer, replaced.PageCount));
-                    pages?.Remove(pageNumber);
-                }
                 retired.FreedPages.Add((pageNumber, count));
             }
-            var next = new EnvironmentState(transactionId, current.Epoch + 1, prepared ? preparedPages! : pages!.ToImmutable(), tx.NextPageNumber,
+            var pages = preparedPages is not null && ReferenceEquals(current, preparedOn)
+                ? preparedPages
+                : WithTransactionPages(current.Pages, tx, transactionId);
+            var next = new EnvironmentState(transactionId, current.Epoch + 1, pages, tx.NextPageNumber,
                 tx.RootTree, _freeSpace.DirectoryPage, current.View, position);
             PublishLocked(next, retired);
             if (commitFreeSpace)
@@ -144,6 +141,17 @@ public sealed unsafe partial class StorageEnvironment
             tx.FreedPages.Clear();
             ReclaimLocked();
         }
+    }
+
+    /// <summary><paramref name="pages"/> with the transaction's page versions set and the pages it freed removed.</summary>
+    private static PageTable WithTransactionPages(PageTable pages, LowLevelTransaction tx, long transactionId)
+    {
+        var builder = pages.ToBuilder();
+        foreach (var (pageNumber, run) in tx.DirtyPages)
+            builder.Set(pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount));
+        foreach (var (pageNumber, _) in tx.FreedPages)
+            builder.Remove(pageNumber);
+        return builder.ToImmutable();
     }
 
     /// <summary>Under the state lock: makes <paramref name="next"/> current and retires what it no longer reaches.</summary>

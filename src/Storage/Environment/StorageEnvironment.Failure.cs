@@ -21,14 +21,19 @@ public sealed partial class StorageEnvironment
             Log.EnvironmentFailed(_logger, cause, DirectoryPath, operation);
         lock (_progressGate)
             Monitor.PulseAll(_progressGate);
+        return FailureException();
+    }
+
+    /// <summary>The exception that reports the latched failure (call only once the environment has failed).</summary>
+    private EnvironmentFailedException FailureException()
+    {
         var failure = Volatile.Read(ref _failure)!;
         return new EnvironmentFailedException(DirectoryPath, failure.Operation, failure.Cause);
     }
 
     private void ThrowIfFailed()
     {
-        var failure = Volatile.Read(ref _failure);
-        if (failure is not null)
-            throw new EnvironmentFailedException(DirectoryPath, failure.Operation, failure.Cause);
+        if (Volatile.Read(ref _failure) is not null)
+            throw FailureException();
     }
 }

@@ -1,9 +1,6 @@
-using System.Diagnostics;
 using Cairn.Journal;
 using Cairn.Journal.Files;
 using Cairn.Merger;
-using Cairn.Paging;
-using Cairn.Pal;
 using Cairn.Transactions;
 
 namespace Cairn;
@@ -109,12 +106,6 @@ public sealed unsafe partial class StorageEnvironment : IAsyncDisposable
         merger?.Stop();
     }
 
-    internal EnvironmentFailedException FailureException()
-    {
-        var failure = Volatile.Read(ref _failure)!;
-        return new EnvironmentFailedException(DirectoryPath, failure.Operation, failure.Cause);
-    }
-
     // ---- The merger's side of a commit, split so that the journal write can run beside the next batch. ----
 
     /// <summary>Takes the write lock for a chain of merged transactions and returns the state the first one starts from.</summary>
@@ -200,13 +191,8 @@ public sealed unsafe partial class StorageEnvironment : IAsyncDisposable
     private static EnvironmentState BuildPendingState(LowLevelTransaction tx, long transactionId)
     {
         var baseState = tx.State;
-        var pages = baseState.Pages.ToBuilder();
-        foreach (var (pageNumber, run) in tx.DirtyPages)
-            pages.Set(pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount));
-        foreach (var (pageNumber, _) in tx.FreedPages)
-            pages.Remove(pageNumber);
         // Never published: its epoch is its base's, which is the one the writer's reader slot holds.
-        return new EnvironmentState(transactionId, baseState.Epoch, pages.ToImmutable(), tx.NextPageNumber, tx.RootTree,
+        return new EnvironmentState(transactionId, baseState.Epoch, WithTransactionPages(baseState.Pages, tx, transactionId), tx.NextPageNumber, tx.RootTree,
             baseState.FreeSpaceDirectoryPage, baseState.View, baseState.JournalPosition);
     }
 

@@ -100,12 +100,14 @@ public sealed record MergerStatisticsSnapshot(
         text.AppendLine();
         if (ioStats is null || RecentBatches.Count == 0)
             return text.ToString();
-        var merged = new HashSet<long>(RecentBatches.Select(b => b.TransactionId));
-        var writes = ioStats.Snapshot().Where(o => o.Kind == IoOperationKind.JournalWrite && !o.Failed && merged.Contains(o.FirstTransactionId)).ToArray();
+        var operationsByTransaction = new Dictionary<long, int>(RecentBatches.Count);
+        foreach (var batch in RecentBatches)
+            operationsByTransaction[batch.TransactionId] = batch.Operations;
+        var writes = ioStats.Snapshot().Where(o => o.Kind == IoOperationKind.JournalWrite && !o.Failed && operationsByTransaction.ContainsKey(o.FirstTransactionId)).ToArray();
         if (writes.Length == 0)
             return text.ToString();
         double perWrite = writes.Average(w => w.TransactionCount);
-        double operationsPerWrite = RecentBatches.Where(b => writes.Any(w => w.FirstTransactionId == b.TransactionId)).Sum(b => b.Operations) / (double)writes.Length;
+        double operationsPerWrite = writes.Sum(w => operationsByTransaction[w.FirstTransactionId]) / (double)writes.Length;
         var latencies = writes.Select(w => w.Duration.TotalMicroseconds).Order().ToArray();
         text.Append(c, $"recent journal writes of merged transactions: {writes.Length:N0}, {perWrite:F1} transactions and {operationsPerWrite:F1} operations per write, ");
         text.Append(c, $"write p50 {latencies[latencies.Length / 2]:F0} µs, p99 {latencies[Math.Min(latencies.Length - 1, (int)(latencies.Length * 0.99))]:F0} µs");

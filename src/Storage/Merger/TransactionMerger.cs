@@ -146,8 +146,8 @@ internal sealed class TransactionMerger : IDisposable
         }
         var current = NextSlot();
         CommitSlot? inflight = null;
-        // Published, callers not yet released: they are released right after the next write is submitted,
-        // so waking them never delays the disk.
+        // Published, callers not yet released. Normally released at once (to come back for the next batch);
+        // when the next batch is already full, right after its write is submitted, so the disk waits for nothing.
         CommitSlot? toRelease = null;
         try
         {
@@ -162,9 +162,7 @@ internal sealed class TransactionMerger : IDisposable
                         if (!PublishWritten(inflight, current))
                             return;
                         int released = inflight.Operations.Count;
-                        toRelease = inflight;
-                        ReleasePending(ref toRelease);
-                        inflight = null;
+                        ReleasePending(ref inflight); // its callers go now, and inflight becomes null
                         if (current.Operations.Count > 0)
                         {
                             // The disk is idle: commit what has run, once the callers just released have had a

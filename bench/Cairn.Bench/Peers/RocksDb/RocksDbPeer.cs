@@ -86,22 +86,8 @@ public static class RocksDbPeer
 
     /// <summary>The rocksdb library mapped into this process, from /proc/self/maps (Linux); null if none is.</summary>
     public static string? LoadedLibraryPath()
-    {
-        const string Maps = "/proc/self/maps";
-        if (!File.Exists(Maps))
-            return null;
-        foreach (var line in File.ReadLines(Maps))
-        {
-            var slash = line.IndexOf('/', StringComparison.Ordinal);
-            if (slash < 0)
-                continue;
-            var path = line[slash..];
-            var name = Path.GetFileName(path);
-            if (name.StartsWith("librocksdb", StringComparison.Ordinal) && name.Contains(".so", StringComparison.Ordinal))
-                return path;
-        }
-        return null;
-    }
+        => NativePeerLibraries.MappedLibraryPath(static name =>
+            name.StartsWith("librocksdb", StringComparison.Ordinal) && name.Contains(".so", StringComparison.Ordinal));
 
     // "2026/11/23-18:34:30.636663 4672 RocksDB version: 11.12.0" near the top of LOG.
     private static string? LogVersion(string directory)

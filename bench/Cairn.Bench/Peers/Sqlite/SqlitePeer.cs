@@ -58,22 +58,8 @@ public static class SqlitePeer
 
     /// <summary>The SQLite library mapped into this process, from /proc/self/maps (Linux); null if none is.</summary>
     public static string? LoadedLibraryPath()
-    {
-        const string Maps = "/proc/self/maps";
-        if (!File.Exists(Maps))
-            return null;
-        foreach (var line in File.ReadLines(Maps))
-        {
-            var slash = line.IndexOf('/', StringComparison.Ordinal);
-            if (slash < 0)
-                continue;
-            var path = line[slash..];
-            var name = Path.GetFileName(path);
-            if (name.Contains("sqlite3", StringComparison.Ordinal) && (name.EndsWith(".so", StringComparison.Ordinal) || name.Contains(".so.", StringComparison.Ordinal)))
-                return path;
-        }
-        return null;
-    }
+        => NativePeerLibraries.MappedLibraryPath(static name =>
+            name.Contains("sqlite3", StringComparison.Ordinal) && (name.EndsWith(".so", StringComparison.Ordinal) || name.Contains(".so.", StringComparison.Ordinal)));
 
     public static void Execute(SqliteConnection connection, string sql)
     {

@@ -31,6 +31,7 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
     private bool _warnedDirectFallback;
     private readonly bool _prepareSpares;
     private volatile bool _spareWanted;
+    private long _spareCheckedFor = -1;
     private Task _spareTask = Task.CompletedTask;
     private int _spareRunning;
     private volatile bool _disposing;
@@ -98,8 +99,12 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
                 throw new JournalWriteFatalException(journal.FilePath, offset, e);
             }
             long end = Stopwatch.GetTimestamp();
-            if (_prepareSpares && !_spareWanted && journal.WritePosition * 2 >= journal.Size)
+            // Once per file, when it passes half full: a spare that failed is not asked for again on every commit.
+            if (_prepareSpares && _spareCheckedFor != journal.Sequence && journal.WritePosition * 2 >= journal.Size)
+            {
+                _spareCheckedFor = journal.Sequence;
                 _spareWanted = SpareSizeWanted() > 0;
+            }
             _ioStats.Record(IoOperationKind.JournalWrite, start, end, length, journal.FilePath,
                 firstTransactionId, lastTransactionId, transactionCount);
             var elapsed = Stopwatch.GetElapsedTime(start, end);

@@ -14,5 +14,10 @@ if (args.Length > 0 && args[0] == "--journal-survey")
 if (args.Length > 0 && args[0] == "--recovery-survey")
     return Cairn.Bench.Recovery.RecoverySurvey.Run(args[1..], Console.Out);
 
+// --concurrent-interleaved [--callers N,..] [--rounds N] [--commits N] [--stores a,..] [--baselines a,..]: the concurrent
+// durable-commit comparison with the stores measured in alternating rounds (ratios that survive a noisy disk).
+if (args.Length > 0 && args[0] == "--concurrent-interleaved")
+    return Cairn.Bench.Durability.Interleaved.InterleavedConcurrentRun.Run(args[1..], Console.Out);
+
 BenchmarkSwitcher.FromAssembly(typeof(Cairn.Bench.BenchScratch).Assembly).Run(args);
 return 0;

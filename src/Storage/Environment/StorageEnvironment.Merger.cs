@@ -211,11 +211,17 @@ public sealed unsafe partial class StorageEnvironment : IAsyncDisposable
         return Fail("writing the journal (merged transaction)", cause);
     }
 
-    /// <summary>Publishes a merged transaction whose entry is durable; returns the new state, which the writer now reads from.</summary>
-    internal EnvironmentState PublishMergedCommit(CommitSlot slot)
+    /// <summary>
+    /// On the journal writer's thread, right after the entry became durable: publishes the merged
+    /// transaction to readers. What it retires stays allocated while the writer's reader slot still holds
+    /// the state the next transaction was opened on; <see cref="AdoptPublishedMergedCommit"/> moves that slot on.
+    /// </summary>
+    internal void PublishMergedCommit(CommitSlot slot)
     {
         Publish(slot.Low!, slot.TransactionId, slot.Position, commitFreeSpace: false, slot.Pending!.Pages, slot.PreparedOn);
         AfterCommit();
-        return PublishReader(_writerSlot, Volatile.Read(ref _current));
     }
+
+    /// <summary>On the merger's thread, after <see cref="PublishMergedCommit"/>: the newest state, which the writer now reads from.</summary>
+    internal EnvironmentState AdoptPublishedMergedCommit() => PublishReader(_writerSlot, Volatile.Read(ref _current));
 }

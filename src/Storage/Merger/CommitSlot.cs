@@ -54,6 +54,9 @@ internal sealed class CommitSlot : IDisposable
 
     public long WriteCompleted { get; set; }
 
+    /// <summary>How many callers the journal writer released when the write returned.</summary>
+    public int Released { get; set; }
+
     /// <summary>Set last by the journal writer (after the position or the error), read by the merger.</summary>
     public bool Written
     {
@@ -98,6 +101,7 @@ internal sealed class CommitSlot : IDisposable
         PreparedOn = null;
         WriteError = null;
         _written = false;
+        Released = 0;
         QueueWaitTicks = 0;
         MaxQueueWaitTicks = 0;
         Reruns = 0;

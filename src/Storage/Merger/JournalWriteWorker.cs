@@ -2,21 +2,25 @@ namespace Cairn.Merger;
 
 /// <summary>
 /// The merger's journal writer: a thread that performs one merged transaction's durable journal write at
-/// a time, so the merger can execute the next batch meanwhile. It reports through the slot
-/// (<see cref="CommitSlot.Written"/> last) and then calls <c>completed</c> to wake the merger.
+/// a time, so the merger can execute the next batch meanwhile. A write that succeeds is handed to
+/// <c>durable</c> on this thread at once (which publishes it and releases its callers: they need not wait
+/// for the merger to wake up). It reports through the slot (<see cref="CommitSlot.Written"/> last) and then
+/// calls <c>completed</c> to wake the merger.
 /// </summary>
 internal sealed unsafe class JournalWriteWorker : IDisposable
 {
     private readonly StorageEnvironment _environment;
+    private readonly Action<CommitSlot> _durable;
     private readonly Action _completed;
     private readonly SemaphoreSlim _submitted = new(0);
     private readonly Thread _thread;
     private CommitSlot? _slot;
     private volatile bool _stopping;
 
-    public JournalWriteWorker(StorageEnvironment environment, Action completed)
+    public JournalWriteWorker(StorageEnvironment environment, Action<CommitSlot> durable, Action completed)
     {
         _environment = environment;
+        _durable = durable;
         _completed = completed;
         _thread = new Thread(Run) { IsBackground = true, Name = "cairn-journal-writer" };
         _thread.Start();
@@ -45,12 +49,15 @@ internal sealed unsafe class JournalWriteWorker : IDisposable
             try
             {
                 slot.Position = _environment.AppendMergedEntry(slot.Buffer.Pointer, slot.EntryLength, slot.TransactionId);
+                slot.WriteCompleted = System.Diagnostics.Stopwatch.GetTimestamp();
+                _durable(slot);
             }
             catch (Exception e)
             {
+                // A failed publication counts as a failed write: the merger fails the environment either way.
+                slot.WriteCompleted = System.Diagnostics.Stopwatch.GetTimestamp();
                 slot.WriteError = e;
             }
-            slot.WriteCompleted = System.Diagnostics.Stopwatch.GetTimestamp();
             slot.Written = true;
             _completed();
         }

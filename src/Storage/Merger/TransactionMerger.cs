@@ -43,7 +43,7 @@ internal sealed class TransactionMerger : IDisposable
         _maxBatchTicks = (long)(options.MergerMaxBatchDuration.TotalSeconds * Stopwatch.Frequency);
         _maxTransactionPages = Math.Max(1, options.MergerMaxTransactionBytes / StorageConstants.PageSize);
         _returnGraceTicks = (long)(options.MergerReturnGrace.TotalSeconds * Stopwatch.Frequency);
-        _writer = new JournalWriteWorker(environment, WakeMerger);
+        _writer = new JournalWriteWorker(environment, OnDurable, WakeMerger);
         _thread = new Thread(Run) { IsBackground = true, Name = "cairn-merger" };
         _thread.Start();
     }
@@ -146,9 +146,6 @@ internal sealed class TransactionMerger : IDisposable
         }
         var current = NextSlot();
         CommitSlot? inflight = null;
-        // Published, callers not yet released. Normally released at once (to come back for the next batch);
-        // when the next batch is already full, right after its write is submitted, so the disk waits for nothing.
-        CommitSlot? toRelease = null;
         try
         {
             current.Open(_environment, published);
@@ -161,8 +158,8 @@ internal sealed class TransactionMerger : IDisposable
                     {
                         if (!PublishWritten(inflight, current))
                             return;
-                        int released = inflight.Operations.Count;
-                        ReleasePending(ref inflight); // its callers go now, and inflight becomes null
+                        int released = inflight.Released;
+                        Recycle(ref inflight);
                         if (current.Operations.Count > 0)
                         {
                             // The disk is idle: commit what has run, once the callers just released have had a
@@ -190,22 +187,17 @@ internal sealed class TransactionMerger : IDisposable
                     SleepUntilWritten(inflight);
                     if (!PublishWritten(inflight, current))
                         return;
-                    toRelease = inflight;
-                    inflight = null;
+                    Recycle(ref inflight);
                 }
                 if (current.Operations.Count == 0)
                     break; // a batch that ran nothing ends the chain
 
                 if (!Prepare(current))
-                {
-                    ReleasePending(ref toRelease);
                     continue; // its operations failed; the slot was reopened on the same base
-                }
                 if (current.EntryLength == 0)
                 {
                     // Nothing to write (the operations changed nothing): durable as soon as what came before is,
                     // and nothing is in flight.
-                    ReleasePending(ref toRelease);
                     Release(current);
                     var again = current.Base!;
                     current.Reset();
@@ -216,7 +208,6 @@ internal sealed class TransactionMerger : IDisposable
                 current.WriteSubmitted = Stopwatch.GetTimestamp();
                 _writer.Submit(current);
                 inflight = current;
-                ReleasePending(ref toRelease); // before its slot is reused below
                 var next = NextSlot();
                 if (_environment.ScratchOverLimit)
                 {
@@ -225,9 +216,7 @@ internal sealed class TransactionMerger : IDisposable
                     SleepUntilWritten(inflight);
                     if (!PublishWritten(inflight, null))
                         return;
-                    toRelease = inflight;
-                    inflight = null;
-                    ReleasePending(ref toRelease);
+                    Recycle(ref inflight);
                     try
                     {
                         published = _environment.WaitForMergedScratch();
@@ -247,7 +236,6 @@ internal sealed class TransactionMerger : IDisposable
                 current = next;
                 current.BatchStarted = Stopwatch.GetTimestamp();
             }
-            ReleasePending(ref toRelease);
             _environment.DiscardMergedTransaction(current.Low!);
             current.Reset();
             _environment.LeaveMergedWrites();
@@ -257,8 +245,8 @@ internal sealed class TransactionMerger : IDisposable
             // Not an operation's exception (those are caught where they run): the engine failed under the
             // merger (the environment failed while a transaction was being prepared, say). What is durable
             // is released; whatever else is held or queued fails with it, and the write lock goes. The thread
-            // lives on to fail later arrivals.
-            ReleasePending(ref toRelease);
+            // lives on to fail later arrivals. An in-flight transaction whose write succeeded was published and
+            // its callers released by the journal writer; failing the slot then finds nothing left to fail.
             if (inflight is not null)
             {
                 SleepUntilWritten(inflight);
@@ -391,9 +379,9 @@ internal sealed class TransactionMerger : IDisposable
     }
 
     /// <summary>
-    /// The in-flight transaction's write returned: publish it and move the open transaction onto the
-    /// published state (its callers are released by <see cref="ReleasePending"/>). False if the write
-    /// failed: everything held and queued fails, and the write lock goes.
+    /// The in-flight transaction's write returned, and the journal writer published it (<see cref="OnDurable"/>):
+    /// move the writer and the open transaction onto the published state. False if the write failed:
+    /// everything held and queued fails, and the write lock goes.
     /// </summary>
     private bool PublishWritten(CommitSlot written, CommitSlot? open)
     {
@@ -407,17 +395,26 @@ internal sealed class TransactionMerger : IDisposable
             _environment.LeaveMergedWrites();
             return false;
         }
-        var published = _environment.PublishMergedCommit(written);
+        var published = _environment.AdoptPublishedMergedCommit();
         open?.Rebase(published);
         return true;
     }
 
-    private void ReleasePending(ref CommitSlot? slot)
+    /// <summary>
+    /// On the journal writer's thread, as soon as the slot's entry is durable: publishes the transaction and
+    /// releases its callers, so they come back for the next batch without waiting for the merger to wake.
+    /// </summary>
+    private void OnDurable(CommitSlot slot)
     {
-        if (slot is null)
-            return;
+        _environment.PublishMergedCommit(slot);
+        slot.Released = slot.Operations.Count;
         Release(slot);
-        slot.Reset();
+    }
+
+    /// <summary>A slot whose transaction is published and whose callers are released: ready for reuse.</summary>
+    private static void Recycle(ref CommitSlot? slot)
+    {
+        slot!.Reset();
         slot = null;
     }
 

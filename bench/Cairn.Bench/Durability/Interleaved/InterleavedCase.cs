@@ -1,0 +1,92 @@
+using System.Diagnostics;
+using Cairn.Bench.Durability.Concurrent;
+
+namespace Cairn.Bench.Durability.Interleaved;
+
+/// <summary>One store open with its callers for <see cref="InterleavedConcurrentRun"/>, and what its measured rounds took.</summary>
+internal sealed class InterleavedCase : IDisposable
+{
+    private readonly IDurableStore _store;
+    private readonly IDurableLogCounter? _logCounter;
+    private readonly List<double> _roundRates = [];
+    private readonly string _directory;
+    private long _ticks;
+
+    private InterleavedCase(string name, int callerCount, IDurableStore store, ICommitCallers callers, string directory)
+    {
+        Name = name;
+        CallerCount = callerCount;
+        _store = store;
+        _logCounter = store as IDurableLogCounter;
+        Callers = callers;
+        _directory = directory;
+        LogWrites = _logCounter is null ? -1 : 0;
+    }
+
+    public string Name { get; }
+
+    public int CallerCount { get; }
+
+    public ICommitCallers Callers { get; }
+
+    public long MeasuredPuts { get; private set; }
+
+    /// <summary>Durable log writes in the measured rounds; -1 for a store that does not count them.</summary>
+    public long LogWrites { get; private set; }
+
+    public double TotalRate => MeasuredPuts / (_ticks / (double)Stopwatch.Frequency);
+
+    public double MedianRate
+    {
+        get
+        {
+            var sorted = _roundRates.Order().ToArray();
+            return sorted.Length == 0 ? double.NaN : sorted[sorted.Length / 2];
+        }
+    }
+
+    public static InterleavedCase Open(string name, int callerCount, int putsPerCaller)
+    {
+        var directory = BenchScratch.Directory($"interleaved-{name}-{callerCount}");
+        var store = DurableStores.Create(name);
+        try
+        {
+            store.Open(directory);
+            // A store with an asynchronous API is driven by awaiting tasks (its "-async" name); every other by blocked threads.
+            ICommitCallers callers = name.EndsWith(DurableStores.AsyncSuffix, StringComparison.Ordinal) && store is IAsyncDurableStore asyncStore
+                ? new AsyncCommitCallers(asyncStore, callerCount, putsPerCaller)
+                : new CommitCallers(store, callerCount, putsPerCaller);
+            return new InterleavedCase(name, callerCount, store, callers, directory);
+        }
+        catch
+        {
+            store.Dispose();
+            Directory.Delete(directory, recursive: true);
+            throw;
+        }
+    }
+
+    public void RunRound(bool measured)
+    {
+        _logCounter?.LogWritesSinceLastRead();
+        long start = Stopwatch.GetTimestamp();
+        Callers.RunRound(record: measured);
+        long elapsed = Stopwatch.GetTimestamp() - start;
+        long writes = _logCounter?.LogWritesSinceLastRead() ?? 0;
+        if (!measured)
+            return;
+        long puts = Callers.RecordedPuts - MeasuredPuts;
+        MeasuredPuts = Callers.RecordedPuts;
+        _ticks += elapsed;
+        _roundRates.Add(puts / (elapsed / (double)Stopwatch.Frequency));
+        if (LogWrites >= 0)
+            LogWrites += writes;
+    }
+
+    public void Dispose()
+    {
+        Callers.Dispose();
+        _store.Dispose();
+        Directory.Delete(_directory, recursive: true);
+    }
+}

@@ -5,8 +5,11 @@ using Cairn.TestChild;
 //   hold-open DIR   open the environment, print "opened", wait until standard input closes, dispose.
 //   try-open DIR    try to open it; print "opened" or "locked: <message>"; exit 0 either way.
 //   crash-writer DIR SEED [options]   see CrashWriterCommand.
+//   merger-allocations DIR   see MergerAllocationCommand.
 if (args.Length >= 1 && args[0] == "crash-writer")
     return CrashWriterCommand.Run(args[1..]);
+if (args.Length == 2 && args[0] == "merger-allocations")
+    return MergerAllocationCommand.Run(args[1]);
 
 if (args.Length != 2)
 {

@@ -54,6 +54,12 @@ internal sealed class CommitSlot : IDisposable
 
     public long WriteCompleted { get; set; }
 
+    /// <summary>
+    /// The write succeeded but publishing it failed part way: its pages may be in the published state, so a
+    /// failure must not free them (the environment has failed; they are never reused).
+    /// </summary>
+    public bool MayBePublished { get; set; }
+
     /// <summary>How many callers the journal writer released when the write returned.</summary>
     public int Released { get; set; }
 
@@ -102,6 +108,7 @@ internal sealed class CommitSlot : IDisposable
         WriteError = null;
         _written = false;
         Released = 0;
+        MayBePublished = false;
         QueueWaitTicks = 0;
         MaxQueueWaitTicks = 0;
         Reruns = 0;

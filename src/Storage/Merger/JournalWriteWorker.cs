@@ -53,14 +53,26 @@ internal sealed unsafe class JournalWriteWorker : IDisposable
             try
             {
                 slot.Position = _environment.AppendMergedEntry(slot.Buffer.Pointer, slot.EntryLength, slot.TransactionId);
-                slot.WriteCompleted = System.Diagnostics.Stopwatch.GetTimestamp();
-                _durable(slot);
             }
             catch (Exception e)
             {
-                // A failed publication counts as a failed write: the merger fails the environment either way.
                 slot.WriteCompleted = System.Diagnostics.Stopwatch.GetTimestamp();
                 slot.WriteError = e;
+            }
+            if (slot.WriteError is null)
+            {
+                slot.WriteCompleted = System.Diagnostics.Stopwatch.GetTimestamp();
+                try
+                {
+                    _durable(slot);
+                }
+                catch (Exception e)
+                {
+                    // Reported as a failed write, so the merger fails the environment; but readers may already
+                    // see the transaction's pages, so they must never be freed (CommitSlot.MayBePublished).
+                    slot.MayBePublished = true;
+                    slot.WriteError = e;
+                }
             }
             slot.Written = true;
             _completed();

@@ -435,7 +435,7 @@ internal sealed class TransactionMerger : IDisposable
         foreach (var operation in slot.Operations)
             operation.Fail(failure);
         slot.Operations.Clear();
-        if (slot.Low is not null)
+        if (slot.Low is not null && !slot.MayBePublished)
             _environment.DiscardMergedTransaction(slot.Low);
         slot.Reset();
     }

@@ -160,14 +160,12 @@ internal sealed class TransactionMerger : IDisposable
                             return;
                         int released = inflight.Released;
                         Recycle(ref inflight);
+                        // The disk is idle: commit what has run, once the callers just released have had a
+                        // moment to send their next operations (otherwise each caller would only make every
+                        // other batch, and batches would hold half the callers).
+                        GatherReturning(current, released);
                         if (current.Operations.Count > 0)
-                        {
-                            // The disk is idle: commit what has run, once the callers just released have had a
-                            // moment to send their next operations (otherwise each caller would only make every
-                            // other batch, and batches would hold half the callers).
-                            GatherReturning(current, released);
                             break;
-                        }
                     }
                     if (IsFull(current))
                         break;

@@ -31,6 +31,9 @@ internal static class XxHash64
 
     // One body for both overloads: a managed ref keeps span inputs movable (no pinning) and a
     // pointer converts to one for free.
+    // A compute kernel run on every commit: optimized from its first call (tier-0 code, with no inlining, is many
+    // times slower, and a process spends its first second or more there); dynamic PGO has nothing to add to it.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static ulong Hash(ref byte data, nuint length, ulong seed)
     {
         ulong hash;

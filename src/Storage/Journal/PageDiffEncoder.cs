@@ -24,6 +24,8 @@ internal static unsafe class PageDiffEncoder
     /// <paramref name="destination"/>; returns the bytes written, or −1 as soon as they would exceed
     /// <paramref name="limit"/> (nothing past <c>destination + limit</c> is ever written).
     /// </summary>
+    // Optimized from its first call, as XxHash64.Hash is (a kernel run on every commit).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static int Encode(byte* current, byte* previous, int length, byte* destination, int limit)
     {
         var emitter = new Emitter(current, destination, limit, zeroBase: previous == null);

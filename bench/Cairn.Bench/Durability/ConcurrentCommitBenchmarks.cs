@@ -19,8 +19,9 @@ namespace Cairn.Bench.Durability;
 /// them (<see cref="IDurableLogCounter"/>), the durable log writes, over the measured iterations only
 /// (<see cref="MeasuredStageListener"/>), and prints them at cleanup for the p50, p99 and
 /// puts-per-log-write columns (<see cref="ConcurrentCommitResult"/>). Each case starts from an
-/// empty store in GlobalSetup and grows to about 29,000 keys (7 rounds: warm-up, 5 measured, and
-/// the engine's allocation-counting one; the Monitoring strategy runs no jitting round).
+/// empty store in GlobalSetup, runs unmeasured rounds for <see cref="ProcessWarmUp.Duration"/> there
+/// (JIT tiering), then 7 rounds: warm-up, 5 measured, and the engine's allocation-counting one (the
+/// Monitoring strategy runs no jitting round).
 /// </remarks>
 [MemoryDiagnoser]
 [Config(typeof(ConcurrentCommitConfig))]
@@ -61,9 +62,11 @@ public class ConcurrentCommitBenchmarks
         _callers = Store.EndsWith(DurableStores.AsyncSuffix, StringComparison.Ordinal) && _store is IAsyncDurableStore asyncStore
             ? new AsyncCommitCallers(asyncStore, Callers, CommitsPerRound / Callers)
             : new CommitCallers(_store, Callers, CommitsPerRound / Callers);
+        int warmUpRounds = ProcessWarmUp.Run(() => _callers.RunRound(record: false), ProcessWarmUp.Duration);
         // BenchmarkDotNet keeps the benchmark process's output in its log: this records what was measured.
         Console.WriteLine($"// {_store.Describe()}");
-        Console.WriteLine($"// {Callers} callers, {CommitsPerRound / Callers} commits each per round");
+        Console.WriteLine($"// {Callers} callers, {CommitsPerRound / Callers} commits each per round; {warmUpRounds} unmeasured rounds " +
+            $"in GlobalSetup (ProcessWarmUp, {ProcessWarmUp.Duration.TotalSeconds} s) before BenchmarkDotNet's warm-up");
     }
 
     [GlobalCleanup]

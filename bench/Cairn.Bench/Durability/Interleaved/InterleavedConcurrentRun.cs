@@ -8,7 +8,8 @@ namespace Cairn.Bench.Durability.Interleaved;
 /// the disk's slow and fast phases, which on a shared VM last seconds to minutes, fall on every case
 /// alike. The BenchmarkDotNet suite (<see cref="ConcurrentCommitBenchmarks"/>) measures one case after
 /// another, minutes apart, and its ratios move with the disk; these move far less. Same callers, keys and
-/// values as that suite. Per case: the rate over all measured rounds, the median round's, p50/p99 put
+/// values as that suite; every case warms up first (all of them in turn, at least once each and for at
+/// least <see cref="InterleavedOptions.WarmUp"/>, so JIT tiering is over). Per case: the rate over all measured rounds, the median round's, p50/p99 put
 /// latency and puts per durable log write, and ratios against the baseline stores at the same caller
 /// count and against the store's own 1-caller rate.
 /// </summary>
@@ -18,7 +19,7 @@ public static class InterleavedConcurrentRun
     {
         var options = InterleavedOptions.Parse(args);
         output.WriteLine($"# concurrent durable commits, cases interleaved round by round: {options.Rounds} measured rounds of about " +
-            $"{options.CommitsPerRound} commits per case, one warm-up round each; {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC");
+            $"{options.CommitsPerRound} commits per case after at least {options.WarmUp.TotalSeconds} s of warm-up; {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC");
         var cases = new List<InterleavedCase>();
         try
         {
@@ -27,8 +28,17 @@ public static class InterleavedConcurrentRun
                 foreach (var store in options.Stores)
                     cases.Add(InterleavedCase.Open(store, callers, Math.Max(1, options.CommitsPerRound / callers)));
             }
-            foreach (var c in cases)
-                c.RunRound(measured: false);
+            // Warm-up (JIT tiering, stores' first files): all cases in turn until the time has passed.
+            var warmUp = System.Diagnostics.Stopwatch.StartNew();
+            int warmUpPasses = 0;
+            do
+            {
+                foreach (var c in cases)
+                    c.RunRound(measured: false);
+                warmUpPasses++;
+            }
+            while (warmUp.Elapsed < options.WarmUp);
+            output.WriteLine($"# warm-up: {warmUpPasses} unmeasured round(s) of every case in {warmUp.Elapsed.TotalSeconds:F1} s");
             for (int round = 0; round < options.Rounds; round++)
             {
                 for (int k = 0; k < cases.Count; k++)

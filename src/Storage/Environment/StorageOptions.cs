@@ -82,11 +82,13 @@ public sealed class StorageOptions
     public TimeSpan MergerMaxBatchDuration { get; init; } = TimeSpan.FromMilliseconds(20);
 
     /// <summary>
-    /// When a merged transaction's journal write returns and the next batch has operations, the merger
-    /// waits up to this long (while the queue is empty) for the callers it just released to send their next
-    /// operations, so they join that batch instead of the one after. Zero commits at once.
+    /// When a merged transaction's journal write returns, the merger waits up to this long (while the queue
+    /// is empty) for the callers it just released to send their next operations, so they join the next
+    /// batch instead of the one after. After a wait in which none came back, the next one is skipped unless
+    /// an operation is already queued. Zero commits at once. The default is about one journal write on the
+    /// disks measured (docs/decisions.md, merger 15).
     /// </summary>
-    public TimeSpan MergerReturnGrace { get; init; } = TimeSpan.FromMicroseconds(100);
+    public TimeSpan MergerReturnGrace { get; init; } = TimeSpan.FromMicroseconds(250);
 
     /// <summary>
     /// Whether the background thread prepares the next journal file ahead of the switch (always, outside

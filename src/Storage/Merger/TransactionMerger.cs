@@ -34,6 +34,9 @@ internal sealed class TransactionMerger : IDisposable
     private int _enqueuers;
     private volatile bool _stopping;
     private int _nextSlot;
+    // The last wait for released callers saw none come back (they do something else between writes): the
+    // next wait is skipped unless an operation is already queued, so sparse writers cost no spinning.
+    private bool _gatherFruitless;
 
     public TransactionMerger(StorageEnvironment environment, StorageOptions options)
     {
@@ -163,7 +166,8 @@ internal sealed class TransactionMerger : IDisposable
                         // The disk is idle: commit what has run, once the callers just released have had a
                         // moment to send their next operations (otherwise each caller would only make every
                         // other batch, and batches would hold half the callers).
-                        GatherReturning(current, released);
+                        if (!_gatherFruitless || !_queue.IsEmpty)
+                            _gatherFruitless = GatherReturning(current, released) == 0;
                         if (current.Operations.Count > 0)
                             break;
                     }
@@ -258,12 +262,13 @@ internal sealed class TransactionMerger : IDisposable
 
     /// <summary>
     /// Runs queued operations until <paramref name="expected"/> of them have arrived, the batch is full, or
-    /// the grace period (<see cref="StorageOptions.MergerReturnGrace"/>) passes with the queue empty. The wait
-    /// spins (yielding): a sleep and wake-up would cost more than it saves.
+    /// the grace period (<see cref="StorageOptions.MergerReturnGrace"/>) passes, or half of it passes after
+    /// an arrival with no other; returns how many arrived. The wait spins (yielding): a sleep and wake-up would cost more than it saves.
     /// </summary>
-    private void GatherReturning(CommitSlot slot, int expected)
+    private int GatherReturning(CommitSlot slot, int expected)
     {
-        long deadline = Stopwatch.GetTimestamp() + _returnGraceTicks;
+        long end = Stopwatch.GetTimestamp() + _returnGraceTicks;
+        long deadline = end;
         var spinner = new SpinWait();
         int arrived = 0;
         while (arrived < expected && !IsFull(slot))
@@ -273,12 +278,16 @@ internal sealed class TransactionMerger : IDisposable
                 _queueSlots.Release();
                 Execute(slot, queued);
                 arrived++;
+                // Released callers come back in a burst: a gap of half the grace ends it, so callers
+                // that went elsewhere do not hold the batch for the whole grace.
+                deadline = Math.Min(end, Stopwatch.GetTimestamp() + _returnGraceTicks / 2);
                 continue;
             }
             if (Stopwatch.GetTimestamp() >= deadline)
-                return;
+                break;
             spinner.SpinOnce(sleep1Threshold: -1);
         }
+        return arrived;
     }
 
     private CommitSlot NextSlot()

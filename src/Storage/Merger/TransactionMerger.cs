@@ -263,7 +263,8 @@ internal sealed class TransactionMerger : IDisposable
     /// <summary>
     /// Runs queued operations until <paramref name="expected"/> of them have arrived, the batch is full, or
     /// the grace period (<see cref="StorageOptions.MergerReturnGrace"/>) passes, or half of it passes after
-    /// an arrival with no other; returns how many arrived. The wait spins (yielding): a sleep and wake-up would cost more than it saves.
+    /// an arrival with no other; returns how many arrived. The wait spins (yielding): a sleep and wake-up
+    /// would cost more than it saves.
     /// </summary>
     private int GatherReturning(CommitSlot slot, int expected)
     {

@@ -2,6 +2,7 @@
 #include "posix_internal.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -28,6 +29,11 @@ CAIRN_EXPORT int32_t cairn_unmap(void *address, int64_t length, int32_t *os_erro
     return cairn_ok(os_error);
 }
 
+static bool valid_range(const void *address, int64_t length)
+{
+    return address != NULL && length >= 0 && (uint64_t)length <= SIZE_MAX;
+}
+
 /* Callers pass the address of a record inside a mapping; madvise insists on a page boundary. */
 static void *page_start(void *address, int64_t length, size_t *span)
 {
@@ -39,7 +45,7 @@ static void *page_start(void *address, int64_t length, size_t *span)
 
 CAIRN_EXPORT int32_t cairn_map_prefetch(void *address, int64_t length, int32_t *os_error)
 {
-    if (address == NULL || length < 0 || (uint64_t)length > SIZE_MAX)
+    if (!valid_range(address, length))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     if (length == 0)
         return cairn_ok(os_error);
@@ -56,7 +62,7 @@ CAIRN_EXPORT int32_t cairn_map_prefetch(void *address, int64_t length, int32_t *
 
 CAIRN_EXPORT int32_t cairn_map_populate(void *address, int64_t length, int32_t *os_error)
 {
-    if (address == NULL || length < 0 || (uint64_t)length > SIZE_MAX)
+    if (!valid_range(address, length))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
     if (length == 0)
         return cairn_ok(os_error);

@@ -58,10 +58,7 @@ public class ConcurrentCommitBenchmarks
         _store = DurableStores.Create(Store);
         _store.Open(_directory);
         _logCounter = _store as IDurableLogCounter;
-        // A store with an asynchronous API is driven by awaiting tasks (its "-async" name); every other by blocked threads.
-        _callers = Store.EndsWith(DurableStores.AsyncSuffix, StringComparison.Ordinal) && _store is IAsyncDurableStore asyncStore
-            ? new AsyncCommitCallers(asyncStore, Callers, CommitsPerRound / Callers)
-            : new CommitCallers(_store, Callers, CommitsPerRound / Callers);
+        _callers = CommitCallersFor.Create(Store, _store, Callers, CommitsPerRound / Callers);
         // Reading the log counter after each round keeps RocksDB's statistics interval short enough to count exactly.
         int warmUpRounds = ProcessWarmUp.Run(() =>
         {

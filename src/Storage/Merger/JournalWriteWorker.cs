@@ -56,12 +56,11 @@ internal sealed unsafe class JournalWriteWorker : IDisposable
             }
             catch (Exception e)
             {
-                slot.WriteCompleted = System.Diagnostics.Stopwatch.GetTimestamp();
                 slot.WriteError = e;
             }
+            slot.WriteCompleted = System.Diagnostics.Stopwatch.GetTimestamp();
             if (slot.WriteError is null)
             {
-                slot.WriteCompleted = System.Diagnostics.Stopwatch.GetTimestamp();
                 try
                 {
                     _durable(slot);

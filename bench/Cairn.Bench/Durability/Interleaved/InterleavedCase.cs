@@ -52,11 +52,7 @@ internal sealed class InterleavedCase : IDisposable
         try
         {
             store.Open(directory);
-            // A store with an asynchronous API is driven by awaiting tasks (its "-async" name); every other by blocked threads.
-            ICommitCallers callers = name.EndsWith(DurableStores.AsyncSuffix, StringComparison.Ordinal) && store is IAsyncDurableStore asyncStore
-                ? new AsyncCommitCallers(asyncStore, callerCount, putsPerCaller)
-                : new CommitCallers(store, callerCount, putsPerCaller);
-            return new InterleavedCase(name, callerCount, store, callers, directory);
+            return new InterleavedCase(name, callerCount, store, CommitCallersFor.Create(name, store, callerCount, putsPerCaller), directory);
         }
         catch
         {

@@ -18,6 +18,10 @@ internal static partial class Log
         Message = "Closed environment {Directory} at transaction {TransactionId}{How}")]
     public static partial void EnvironmentClosed(ILogger logger, string directory, long transactionId, string how);
 
+    [LoggerMessage(EventId = 1002, Level = LogLevel.Warning,
+        Message = "The header copy at offset {Offset} of {DataFile} is invalid ({Problem}); opened from the other copy (transaction {TransactionId}, journals from sequence {JournalSequence}) and rewrote the invalid one")]
+    public static partial void HeaderCopyRepaired(ILogger logger, string dataFile, long offset, string problem, long transactionId, long journalSequence);
+
     [LoggerMessage(EventId = 1100, Level = LogLevel.Information,
         Message = "Recovering {Directory}: the data file holds transactions up to {SyncedTransaction}; reading {JournalCount} journal(s) from {FirstJournal} at offset {Offset}")]
     public static partial void RecoveryStarting(ILogger logger, string directory, long syncedTransaction, int journalCount, string firstJournal, long offset);

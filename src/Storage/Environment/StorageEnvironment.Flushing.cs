@@ -47,12 +47,22 @@ public sealed unsafe partial class StorageEnvironment
             }
             try
             {
-                SyncOnce();
+                SyncOnce(catchUpOlderCopy: true);
             }
             catch (Exception e)
             {
                 throw Fail("syncing the data file", e);
             }
+        }
+    }
+
+    /// <summary>Test hook: a flush and a sync as the background cycle does them (the older header copy is not caught up).</summary>
+    internal void FlushAndSyncAsTheFlusherDoes()
+    {
+        lock (_flushGate)
+        {
+            FlushOnce();
+            SyncOnce();
         }
     }
 
@@ -95,11 +105,14 @@ public sealed unsafe partial class StorageEnvironment
             }
             bool syncDue = _flushedUpTo > _syncedUpTo
                 && (requested || journalsPiling || Stopwatch.GetElapsedTime(_lastSyncTimestamp, now) >= _options.SyncInterval);
-            if (syncDue)
+            // Journals piling up that only the older header copy still needs (no sync came after the last
+            // one) are freed by bringing that copy up to date.
+            bool catchUpDue = journalsPiling && _headers.Previous.LastTransactionId < _syncedUpTo;
+            if (syncDue || catchUpDue)
             {
                 try
                 {
-                    SyncOnce();
+                    SyncOnce(catchUpOlderCopy: !syncDue);
                 }
                 catch (Exception e)
                 {
@@ -214,13 +227,25 @@ public sealed unsafe partial class StorageEnvironment
 
     /// <summary>
     /// Under <see cref="_flushGate"/>: fdatasyncs the data file, then records the last flushed state in the
-    /// header (written to the older copy and synced), then deletes the journals that state covers.
+    /// header (written to the older copy and synced), then deletes the journals that both header copies
+    /// are past. <paramref name="catchUpOlderCopy"/>: write the state into the other copy as well, so
+    /// every journal the state covers can go now (a checkpoint, a clean close); the background cycle
+    /// leaves that to its next sync.
     /// </summary>
-    private void SyncOnce()
+    /// <remarks>
+    /// Either copy may be the one an open finds valid (the newer may be torn by a crash during its write
+    /// or damaged later), so a journal is released only once the older copy is past it too
+    /// (docs/decisions.md, reliability 3).
+    /// </remarks>
+    private void SyncOnce(bool catchUpOlderCopy = false)
     {
         var state = _flushedState;
         if (state is null || state.TransactionId <= _syncedUpTo)
+        {
+            if (catchUpOlderCopy)
+                CatchUpOlderHeaderCopy();
             return;
+        }
         long start = Stopwatch.GetTimestamp();
         try
         {
@@ -233,6 +258,8 @@ public sealed unsafe partial class StorageEnvironment
             header.JournalSequence = state.JournalPosition.Sequence;
             header.JournalOffset = state.JournalPosition.EndOffset;
             _headers.Write(header);
+            if (catchUpOlderCopy)
+                _headers.CatchUp();
         }
         catch
         {
@@ -245,8 +272,15 @@ public sealed unsafe partial class StorageEnvironment
             _syncedUpTo + 1, state.TransactionId, (int)Math.Min(int.MaxValue, state.TransactionId - _syncedUpTo));
         Volatile.Write(ref _syncedUpTo, state.TransactionId);
         _lastSyncTimestamp = end;
-        var (deleted, recycled) = _journal.Release(state.TransactionId);
+        var (deleted, recycled) = _journal.Release(_headers.Previous.LastTransactionId);
         Log.DataFileSynced(_logger, state.TransactionId, Stopwatch.GetElapsedTime(start, end).TotalMilliseconds, deleted, recycled);
+    }
+
+    /// <summary>Writes the current header into the older copy too (the data it describes is synced already), then releases what that frees.</summary>
+    private void CatchUpOlderHeaderCopy()
+    {
+        _headers.CatchUp();
+        _journal.Release(_headers.Previous.LastTransactionId);
     }
 
     /// <summary>

@@ -62,6 +62,8 @@ public sealed unsafe partial class StorageEnvironment
             }
             headers.Load();
             var header = headers.Current;
+            if (headers.RepairedCopy is { } repaired)
+                Log.HeaderCopyRepaired(logger, dataFile.FilePath, repaired.Offset, repaired.Problem, header.LastTransactionId, header.JournalSequence);
             CheckHeaderAgainstFile(header, dataFile);
 
             // Replayed pages stay in scratch memory (and become the first state's page table) up to half the

@@ -190,7 +190,7 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
                 lock (_flushGate)
                 {
                     FlushOnce();
-                    SyncOnce();
+                    SyncOnce(catchUpOlderCopy: true);
                     var (deleted, recycled) = _journal.ReleaseAll();
                     how = $", clean (journals: {deleted} deleted, {recycled} kept for reuse)";
                 }

@@ -7,11 +7,25 @@ namespace Cairn.Paging;
 /// Reads, chooses, repairs and writes the two header copies. The newest valid copy wins; an
 /// invalid or older copy is rewritten from it at open, so a single torn write is always repaired.
 /// </summary>
+/// <remarks>
+/// Either copy may be the one that survives (the newer can be torn by a crash or damaged later), so
+/// the older copy must always be a complete place to recover from: the journals from its position on
+/// are kept until both copies are past them (<see cref="Previous"/>; docs/decisions.md, reliability 3).
+/// </remarks>
 internal sealed class HeaderStore(DataFile file)
 {
     private int _currentSlot;
 
     public FileHeader Current { get; private set; }
+
+    /// <summary>
+    /// What the other copy holds: the header written before <see cref="Current"/> (or the same state,
+    /// after a repair at open or a <see cref="CatchUp"/>). Journals it still needs must be kept.
+    /// </summary>
+    public FileHeader Previous { get; private set; }
+
+    /// <summary>Why a copy was found invalid at the last <see cref="Load"/> (and rewritten), or null when both were valid.</summary>
+    public (long Offset, string Problem)? RepairedCopy { get; private set; }
 
     /// <summary>Loads the winning copy and repairs the other. Throws naming the file and offsets if neither is valid.</summary>
     public void Load()
@@ -27,8 +41,11 @@ internal sealed class HeaderStore(DataFile file)
         Current = firstWins ? first!.Value : second!.Value;
 
         var other = firstWins ? second : first;
+        string? otherProblem = firstWins ? secondProblem : firstProblem;
+        RepairedCopy = other is null ? ((1 - _currentSlot) * (long)StorageConstants.PageSize, otherProblem!) : null;
         if (other is null || other.Value.Revision != Current.Revision || other.Value.Checksum != Current.Checksum)
             file.WriteHeader(1 - _currentSlot, Current);
+        Previous = Current;
     }
 
     /// <summary>Writes a new revision into the copy not holding the current one.</summary>
@@ -39,7 +56,19 @@ internal sealed class HeaderStore(DataFile file)
         int slot = 1 - _currentSlot;
         file.WriteHeader(slot, header);
         _currentSlot = slot;
+        Previous = Current;
         Current = header;
+    }
+
+    /// <summary>
+    /// Brings the older copy up to the current state (a second write of it), so both copies describe the
+    /// same transaction and no journal is needed for either: a clean close and an explicit checkpoint.
+    /// </summary>
+    public void CatchUp()
+    {
+        if (Previous.LastTransactionId != Current.LastTransactionId || Previous.JournalSequence != Current.JournalSequence ||
+            Previous.JournalOffset != Current.JournalOffset)
+            Write(Current);
     }
 
     /// <summary>Formats a new file: both copies, revision 1 and 2, so neither is ever missing.</summary>

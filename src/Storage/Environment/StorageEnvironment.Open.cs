@@ -26,16 +26,15 @@ public sealed unsafe partial class StorageEnvironment
     public static StorageEnvironment Open(StorageOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
+        StorageOptionsValidation.Validate(options);
         long started = Stopwatch.GetTimestamp();
         var logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger(Log.Category);
         var sizing = new JournalSizing(options.InitialJournalSize, options.MaxJournalSize);
-        if (options.IoStatsCapacity < 16 || (options.IoStatsCapacity & (options.IoStatsCapacity - 1)) != 0)
-            throw new ArgumentOutOfRangeException(nameof(options), options.IoStatsCapacity, "IoStatsCapacity must be a power of two of at least 16");
 
         string directory = options.DirectoryPath;
         string journals = Path.Combine(directory, JournalFileName.DirectoryName);
         bool newDirectories = !Directory.Exists(journals);
-        Directory.CreateDirectory(journals);
+        CreateDirectories(directory, journals);
         ProbeDurability(directory, logger);
         DataFileWriterSetup.EnsureConfigured();
         ReportWriterBackend(logger);
@@ -109,6 +108,27 @@ public sealed unsafe partial class StorageEnvironment
             scratch.Dispose();
             dataFile.Dispose();
             throw;
+        }
+    }
+
+    /// <summary>
+    /// Creates the environment's directory and its <c>Journals/</c>; a file standing where either should
+    /// be (or any other reason they cannot be made) is a <see cref="StorageFormatException"/> naming it.
+    /// </summary>
+    private static void CreateDirectories(string directory, string journals)
+    {
+        foreach (var path in new[] { directory, journals })
+        {
+            if (File.Exists(path))
+                throw new StorageFormatException(path, 0, "a file stands where the environment needs a directory (wrong path, or a damaged environment?)");
+            try
+            {
+                Directory.CreateDirectory(path);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                throw new StorageFormatException(path, 0, $"the directory cannot be created: {e.Message}");
+            }
         }
     }
 

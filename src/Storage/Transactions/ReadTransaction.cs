@@ -35,6 +35,7 @@ public class ReadTransaction : IDisposable
 
     public bool TryOpenTree(string name, out Tree tree)
     {
+        ArgumentException.ThrowIfNullOrEmpty(name);
         ThrowIfDisposed();
         if (ReferenceEquals(name, _context.LastTreeName))
         {

@@ -26,6 +26,7 @@ public sealed class WriteTransaction : ReadTransaction
     /// <summary>Opens the tree, creating an empty one if there is none by that name.</summary>
     public Tree CreateTree(string name)
     {
+        ArgumentException.ThrowIfNullOrEmpty(name);
         ThrowIfDisposed();
         if (TryOpenTree(name, out var existing))
             return existing;
@@ -37,6 +38,7 @@ public sealed class WriteTransaction : ReadTransaction
     /// <summary>Deletes a tree and frees all its pages; returns false if there was none.</summary>
     public bool DeleteTree(string name)
     {
+        ArgumentException.ThrowIfNullOrEmpty(name);
         ThrowIfDisposed();
         if (!TryOpenTree(name, out var tree))
             return false;

@@ -1,0 +1,65 @@
+using Cairn.Journal;
+
+namespace Cairn;
+
+/// <summary>
+/// Checks every <see cref="StorageOptions"/> value when the environment opens, so a bad setting fails
+/// there, naming the option, instead of later inside a semaphore, a timer or the flusher's schedule.
+/// </summary>
+internal static class StorageOptionsValidation
+{
+    /// <summary>Throws <see cref="ArgumentOutOfRangeException"/> (its parameter name is the option's name) for the first invalid value.</summary>
+    public static void Validate(StorageOptions options)
+    {
+        NonNegative(options.LockWaitTimeout, nameof(options.LockWaitTimeout));
+        NonNegativeOrInfinite(options.WriteTransactionTimeout, nameof(options.WriteTransactionTimeout));
+        Positive(options.FlushThresholdBytes, nameof(options.FlushThresholdBytes));
+        NonNegative(options.MaxFlushDelay, nameof(options.MaxFlushDelay));
+        Positive(options.SyncInterval, nameof(options.SyncInterval));
+        Positive(options.MaxScratchBytes, nameof(options.MaxScratchBytes));
+        NonNegative(options.ScratchWaitTimeout, nameof(options.ScratchWaitTimeout));
+        if (options.InitialJournalSize <= 0 || options.InitialJournalSize % JournalEntryHeader.Alignment != 0)
+            throw Invalid(nameof(options.InitialJournalSize), options.InitialJournalSize, $"must be a positive multiple of {JournalEntryHeader.Alignment}");
+        if (options.MaxJournalSize < options.InitialJournalSize || options.MaxJournalSize % JournalEntryHeader.Alignment != 0)
+            throw Invalid(nameof(options.MaxJournalSize), options.MaxJournalSize,
+                $"must be a multiple of {JournalEntryHeader.Alignment} and at least InitialJournalSize ({options.InitialJournalSize})");
+        NonNegative(options.SlowJournalWriteThreshold, nameof(options.SlowJournalWriteThreshold));
+        if (options.IoStatsCapacity < 16 || (options.IoStatsCapacity & (options.IoStatsCapacity - 1)) != 0)
+            throw Invalid(nameof(options.IoStatsCapacity), options.IoStatsCapacity, "must be a power of two of at least 16");
+        Positive(options.MergerMaxQueuedOperations, nameof(options.MergerMaxQueuedOperations));
+        NonNegativeOrInfinite(options.MergerQueueTimeout, nameof(options.MergerQueueTimeout));
+        Positive(options.MergerMaxTransactionBytes, nameof(options.MergerMaxTransactionBytes));
+        Positive(options.MergerMaxBatchDuration, nameof(options.MergerMaxBatchDuration));
+        NonNegative(options.MergerReturnGrace, nameof(options.MergerReturnGrace));
+    }
+
+    // SemaphoreSlim and friends take at most int.MaxValue milliseconds.
+    private static readonly TimeSpan s_longestWait = TimeSpan.FromMilliseconds(int.MaxValue);
+
+    private static void Positive(long value, string name)
+    {
+        if (value <= 0)
+            throw Invalid(name, value, "must be positive");
+    }
+
+    private static void Positive(TimeSpan value, string name)
+    {
+        if (value <= TimeSpan.Zero || value > s_longestWait)
+            throw Invalid(name, value, $"must be positive and at most {s_longestWait}");
+    }
+
+    private static void NonNegative(TimeSpan value, string name)
+    {
+        if (value < TimeSpan.Zero || value > s_longestWait)
+            throw Invalid(name, value, $"must be zero or positive and at most {s_longestWait}");
+    }
+
+    private static void NonNegativeOrInfinite(TimeSpan value, string name)
+    {
+        if (value != Timeout.InfiniteTimeSpan)
+            NonNegative(value, name);
+    }
+
+    private static ArgumentOutOfRangeException Invalid(string name, object value, string rule)
+        => new(name, value, $"StorageOptions.{name} {rule} (it is {value}).");
+}

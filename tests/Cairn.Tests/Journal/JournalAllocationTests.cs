@@ -1,4 +1,5 @@
 using Cairn.Journal;
+using Cairn.Tests.Support;
 
 namespace Cairn.Tests.Journal;
 
@@ -49,16 +50,17 @@ public unsafe class JournalAllocationTests
                 Replay(Encode());
             Assert.Equal(threshold == 0, writer.LastEntry.Compressed);
 
-            long before = GC.GetAllocatedBytesForCurrentThread();
             long size = 0;
-            for (int round = 0; round < 10; round++)
-                size = Encode();
-            long encoding = GC.GetAllocatedBytesForCurrentThread() - before;
-
-            before = GC.GetAllocatedBytesForCurrentThread();
-            for (int round = 0; round < 10; round++)
-                Replay(size);
-            long replay = GC.GetAllocatedBytesForCurrentThread() - before;
+            long encoding = SteadyStateAllocation.Measure(() =>
+            {
+                for (int round = 0; round < 10; round++)
+                    size = Encode();
+            });
+            long replay = SteadyStateAllocation.Measure(() =>
+            {
+                for (int round = 0; round < 10; round++)
+                    Replay(size);
+            });
 
             Assert.Equal(0, encoding);
             Assert.Equal(0, replay);

@@ -39,26 +39,25 @@ public sealed unsafe partial class StorageEnvironment
         DataFileWriterSetup.EnsureConfigured();
         ReportWriterBackend(logger);
 
-        var dataFile = DataFile.Open(Path.Combine(directory, DataFileName), options.LockWaitTimeout);
+        string dataPath = Path.Combine(directory, DataFileName);
+        if (DataFileCreation.EnsureExists(dataPath, options.LockWaitTimeout))
+            newDirectories = true;
+        if (newDirectories)
+        {
+            // New names (the data file, Journals/, the directory itself) must survive a crash like their contents.
+            PalFileSystem.SyncDirectory(directory);
+            string? parent = Path.GetDirectoryName(Path.GetFullPath(directory));
+            if (parent is not null)
+                PalFileSystem.SyncDirectory(parent);
+        }
+
+        var dataFile = DataFile.Open(dataPath, options.LockWaitTimeout);
         var scratch = new ScratchAllocator();
         RecoveryResult? recovery = null;
         PageTable? pages = null;
         try
         {
             var headers = new HeaderStore(dataFile);
-            if (dataFile.IsEmpty)
-            {
-                EnvironmentFormatter.Format(dataFile, headers, scratch);
-                newDirectories = true;
-            }
-            if (newDirectories)
-            {
-                // New names (the data file, Journals/) must survive a crash like their contents.
-                PalFileSystem.SyncDirectory(directory);
-                string? parent = Path.GetDirectoryName(Path.GetFullPath(directory));
-                if (parent is not null)
-                    PalFileSystem.SyncDirectory(parent);
-            }
             headers.Load();
             var header = headers.Current;
             if (headers.RepairedCopy is { } repaired)

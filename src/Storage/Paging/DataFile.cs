@@ -30,31 +30,23 @@ internal sealed unsafe class DataFile : IDisposable
     public long PageCount { get; private set; }
 
     /// <summary>
-    /// Opens (creating) and locks the data file, retrying the lock for up to <paramref name="lockWait"/>:
+    /// Opens and locks an existing data file, retrying the lock for up to <paramref name="lockWait"/>:
     /// a process killed while its io_uring worker had writes in flight keeps its file (and so its lock)
-    /// until the kernel finishes tearing the ring down, a moment after the process is gone.
+    /// until the kernel finishes tearing the ring down, a moment after the process is gone. A file too
+    /// short to hold both header copies is refused: a data file only ever appears under its name complete
+    /// (docs/decisions.md, reliability 4), so an empty one was truncated or is not ours.
     /// </summary>
     public static DataFile Open(string path, TimeSpan lockWait)
     {
-        var file = PalFile.Open(path, PalOpenFlags.Create);
+        var file = PalFile.Open(path, PalOpenFlags.ReadWrite);
         try
         {
-            var waited = System.Diagnostics.Stopwatch.StartNew();
-            while (true)
-            {
-                try
-                {
-                    file.Lock();
-                    break;
-                }
-                catch (FileLockedException e)
-                {
-                    if (waited.Elapsed >= lockWait)
-                        throw new EnvironmentLockedException(Path.GetDirectoryName(path)!, e);
-                    Thread.Sleep(10);
-                }
-            }
+            LockWaiting(file, path, lockWait);
             long size = file.GetSize();
+            if (size < HeaderPages * StorageConstants.PageSize)
+                throw new StorageFormatException(path, size, size == 0
+                    ? "the data file is empty (truncated, or not a Cairn data file: Cairn writes a new one completely before giving it this name)"
+                    : $"the data file's {size} bytes cannot hold its two {StorageConstants.PageSize}-byte header pages (truncated, or not a Cairn data file)");
             if (size % StorageConstants.PageSize != 0)
                 throw new StorageFormatException(path, size, $"the data file's size {size} is not a multiple of the {StorageConstants.PageSize}-byte page size (wrong file, or truncated)");
             return new DataFile(path, file, size / StorageConstants.PageSize);
@@ -66,7 +58,51 @@ internal sealed unsafe class DataFile : IDisposable
         }
     }
 
-    public bool IsEmpty => PageCount == 0;
+    /// <summary>
+    /// Opens (creating) and locks the temporary file a new data file is formatted in, emptied of whatever an
+    /// interrupted creation left: the lock makes concurrent creators take turns.
+    /// </summary>
+    public static DataFile OpenForCreation(string temporaryPath, TimeSpan lockWait)
+    {
+        var file = PalFile.Open(temporaryPath, PalOpenFlags.Create);
+        try
+        {
+            LockWaiting(file, temporaryPath, lockWait);
+            return new DataFile(temporaryPath, file, 0);
+        }
+        catch
+        {
+            file.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>Empties a file being created (a crashed creator's leftovers are never trusted).</summary>
+    public void DiscardContents()
+    {
+        if (_file.GetSize() != 0)
+            _file.SetSize(0);
+        PageCount = 0;
+    }
+
+    private static void LockWaiting(PalFile file, string path, TimeSpan lockWait)
+    {
+        var waited = System.Diagnostics.Stopwatch.StartNew();
+        while (true)
+        {
+            try
+            {
+                file.Lock();
+                return;
+            }
+            catch (FileLockedException e)
+            {
+                if (waited.Elapsed >= lockWait)
+                    throw new EnvironmentLockedException(Path.GetDirectoryName(path)!, e);
+                Thread.Sleep(10);
+            }
+        }
+    }
 
     public MappedView Map() => new(_file.Map(PageCount * StorageConstants.PageSize), PageCount);
 

@@ -79,7 +79,7 @@ public class CorruptionTests
 
         File.WriteAllBytes(dataFile, new byte[100]);
         var truncated = Assert.Throws<StorageFormatException>(() => StorageEnvironment.Open(new StorageOptions(dir.Path)));
-        Assert.Contains("not a multiple", truncated.Message);
+        Assert.Contains("cannot hold its two", truncated.Message);
     }
 
     private static void Populate(string path)

@@ -85,11 +85,22 @@ int cairn_fault_on_uring_setup(int32_t *injected_error)
     return 1;
 }
 
+int cairn_fault_on_allocate(const char *path, int64_t *growth, int32_t *injected_error)
+{
+    if (atomic_load_explicit(&g_kind, memory_order_relaxed) != CAIRN_FAULT_ALLOCATE_ERROR || !path_matches(path))
+        return 0;
+    if (!fire_once(CAIRN_FAULT_ALLOCATE_ERROR))
+        return 0;
+    *growth = atomic_load(&g_limit);
+    *injected_error = atomic_load(&g_error);
+    return 1;
+}
+
 CAIRN_EXPORT int32_t cairn_test_set_fault(int32_t kind, int64_t after, int64_t limit,
                                           int32_t injected_error, const char *path_filter,
                                           int32_t *os_error)
 {
-    if (kind < CAIRN_FAULT_NONE || kind > CAIRN_FAULT_URING_SETUP || after < 0 || limit < 0)
+    if (kind < CAIRN_FAULT_NONE || kind > CAIRN_FAULT_ALLOCATE_ERROR || after < 0 || limit < 0)
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
 
     /* Disarm first so no hook sees a half-written configuration. */

@@ -50,5 +50,9 @@ CAIRN_HIDDEN int cairn_fault_on_write(const char *path, int64_t *length, int32_t
 CAIRN_HIDDEN int cairn_fault_on_sync(const char *path, int32_t *injected_error);
 /* Called before io_uring setup. Returns 1 to fail it with *injected_error. */
 CAIRN_HIDDEN int cairn_fault_on_uring_setup(int32_t *injected_error);
+/* Called before allocating on `path`. Returns 1 to fail the call with *injected_error after growing
+ * the file by at most *growth bytes past its current end (never past the range), as a file system
+ * that runs out of space part way through an allocation leaves it; 0 to proceed. */
+CAIRN_HIDDEN int cairn_fault_on_allocate(const char *path, int64_t *growth, int32_t *injected_error);
 
 #endif

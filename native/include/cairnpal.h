@@ -27,7 +27,7 @@ extern "C" {
 #  define CAIRN_EXPORT __attribute__((visibility("default")))
 #endif
 
-#define CAIRN_PAL_ABI_VERSION 2
+#define CAIRN_PAL_ABI_VERSION 3
 
 /* ---------------------------------------------------------------------------------------------
  * Status codes. The managed side maps each to a typed exception.
@@ -117,6 +117,7 @@ typedef struct cairn_io_options {
 #define CAIRN_FAULT_ZERO_WRITE       3  /* the n-th write syscall returns 0 (reported as disk full) */
 #define CAIRN_FAULT_SYNC_ERROR       4  /* the n-th sync fails with os_error */
 #define CAIRN_FAULT_URING_SETUP      5  /* io_uring setup fails with os_error */
+#define CAIRN_FAULT_ALLOCATE_ERROR   6  /* the n-th allocate grows the file by at most `limit` bytes, then fails with os_error */
 
 typedef struct cairn_file cairn_file; /* opaque */
 
@@ -224,7 +225,7 @@ CAIRN_EXPORT int32_t cairn_sync_gather(cairn_file *file, int32_t mode, int32_t *
  * one); `limit` is the byte cap for CAIRN_FAULT_SHORT_WRITE; `injected_error` is the OS error to
  * report. `path_filter` (NULL = every file) limits the fault to files whose path contains it, so a
  * test can fail journal writes but not data-file writes. One fault is armed at a time,
- * process-wide; CAIRN_FAULT_NONE disarms. A WRITE/ZERO/SYNC fault fires once, then disarms.
+ * process-wide; CAIRN_FAULT_NONE disarms. A WRITE/ZERO/SYNC/ALLOCATE fault fires once, then disarms.
  * ------------------------------------------------------------------------------------------- */
 CAIRN_EXPORT int32_t cairn_test_set_fault(int32_t kind, int64_t after, int64_t limit,
                                           int32_t injected_error, const char *path_filter,

@@ -188,6 +188,16 @@ CAIRN_EXPORT int32_t cairn_file_allocate(cairn_file *file, int64_t offset, int64
     if (length == 0)
         return cairn_ok(os_error); /* fallocate(2) rejects an empty range; there is nothing to reserve */
 
+    int64_t growth = 0;
+    int32_t injected = 0;
+    if (cairn_fault_on_allocate(file->path, &growth, &injected)) {
+        struct stat st;
+        int error = fstat(file->fd, &st) != 0 ? errno : 0;
+        int64_t end = st.st_size + growth < offset + length ? st.st_size + growth : offset + length;
+        if (error == 0)
+            error = grow_to(file->fd, end);
+        return cairn_fail(error != 0 ? error : injected, os_error);
+    }
     int error = fallocate_retrying(file->fd, 0, offset, length);
     if (error == EOPNOTSUPP || error == ENOSYS) {
         *allocated = 0;

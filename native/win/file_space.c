@@ -56,6 +56,17 @@ CAIRN_EXPORT int32_t cairn_file_allocate(cairn_file *file, int64_t offset, int64
         return cairn_ok(os_error); /* nothing to reserve, and fallocate(2) would not grow the file */
     const int64_t end = offset + length;
 
+    int64_t growth = 0;
+    int32_t injected = 0;
+    if (cairn_fault_on_allocate(file->path, &growth, &injected)) {
+        FILE_STANDARD_INFO current;
+        if (!GetFileInformationByHandleEx(file->handle, FileStandardInfo, &current, sizeof current))
+            return cairn_win_fail(cairn_win_last_error(), os_error);
+        int64_t partial = current.EndOfFile.QuadPart + growth < end ? current.EndOfFile.QuadPart + growth : end;
+        DWORD error = partial > current.EndOfFile.QuadPart ? set_end_of_file(file->handle, partial) : 0;
+        return error != 0 ? cairn_win_fail(error, os_error) : cairn_fail(injected, os_error);
+    }
+
     FILE_STANDARD_INFO standard;
     if (!GetFileInformationByHandleEx(file->handle, FileStandardInfo, &standard, sizeof standard))
         return cairn_win_fail(cairn_win_last_error(), os_error);

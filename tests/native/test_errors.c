@@ -94,10 +94,45 @@ static void test_sync_fault(void)
     free(dir);
 }
 
+/* An allocation that runs out of space part way leaves the file grown by what it got (here a size
+ * that is no whole number of 8 KiB pages), reports the error, and only then disarms. */
+static void test_allocate_fault(void)
+{
+    char *dir = test_make_dir("errors");
+    char *path = test_join(dir, "allocated");
+    cairn_file *f = NULL;
+    int32_t eff = 0, allocated = 0;
+    int64_t size = 0;
+    CHECK_OK(cairn_file_open(path, CAIRN_OPEN_CREATE, &f, &eff, &test_last_os_error));
+    CHECK_OK(cairn_file_allocate(f, 0, 8192, &allocated, &test_last_os_error));
+
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_ALLOCATE_ERROR, 1, 4096, ENOSPC, "allocated", &test_last_os_error));
+    CHECK_OK(cairn_file_allocate(f, 0, 16384, &allocated, &test_last_os_error)); /* `after` lets one through */
+    CHECK(cairn_file_allocate(f, 0, 65536, &allocated, &test_last_os_error) == CAIRN_E_DISK_FULL);
+    CHECK(test_last_os_error == ENOSPC);
+    CHECK_OK(cairn_file_size(f, &size, &test_last_os_error));
+    CHECK(size == 16384 + 4096); /* grown by `limit` past the old end */
+    CHECK_OK(cairn_file_allocate(f, 0, 65536, &allocated, &test_last_os_error)); /* fired once, then disarmed */
+    CHECK_OK(cairn_file_size(f, &size, &test_last_os_error));
+    CHECK(size == 65536);
+
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_ALLOCATE_ERROR, 0, 1 << 20, EIO, "allocated", &test_last_os_error));
+    CHECK(cairn_file_allocate(f, 65536, 65536, &allocated, &test_last_os_error) == CAIRN_E_IO);
+    CHECK_OK(cairn_file_size(f, &size, &test_last_os_error));
+    CHECK(size == 131072); /* a limit past the range grows it to the range's end, and still fails */
+    test_disarm_fault();
+
+    CHECK_OK(cairn_file_close(f, &test_last_os_error));
+    free(path);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     test_messages();
     test_classification();
     test_sync_fault();
+    test_allocate_fault();
     return 0;
 }

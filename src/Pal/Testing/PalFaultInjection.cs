@@ -16,6 +16,8 @@ public enum PalFaultKind
     SyncError = 4,
     /// <summary>io_uring setup fails with the given OS error.</summary>
     UringSetup = 5,
+    /// <summary>The n-th allocation grows the file by at most <c>limit</c> bytes past its end, then fails with the given OS error.</summary>
+    AllocateError = 6,
 }
 
 /// <summary>

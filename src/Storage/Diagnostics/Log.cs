@@ -22,6 +22,10 @@ internal static partial class Log
         Message = "The header copy at offset {Offset} of {DataFile} is invalid ({Problem}); opened from the other copy (transaction {TransactionId}, journals from sequence {JournalSequence}) and rewrote the invalid one")]
     public static partial void HeaderCopyRepaired(ILogger logger, string dataFile, long offset, string problem, long transactionId, long journalSequence);
 
+    [LoggerMessage(EventId = 1003, Level = LogLevel.Warning,
+        Message = "{DataFile} ends in {Bytes} bytes past its last whole page at offset {Offset}, left by a growth a crash or a full disk interrupted; nothing references them, cut off")]
+    public static partial void DataFileTrailingBytes(ILogger logger, string dataFile, long offset, long bytes);
+
     [LoggerMessage(EventId = 1100, Level = LogLevel.Information,
         Message = "Recovering {Directory}: the data file holds transactions up to {SyncedTransaction}; reading {JournalCount} journal(s) from {FirstJournal} at offset {Offset}")]
     public static partial void RecoveryStarting(ILogger logger, string directory, long syncedTransaction, int journalCount, string firstJournal, long offset);

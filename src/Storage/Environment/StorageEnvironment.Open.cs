@@ -63,6 +63,11 @@ public sealed unsafe partial class StorageEnvironment
             if (headers.RepairedCopy is { } repaired)
                 Log.HeaderCopyRepaired(logger, dataFile.FilePath, repaired.Offset, repaired.Problem, header.LastTransactionId, header.JournalSequence);
             CheckHeaderAgainstFile(header, dataFile);
+            if (dataFile.TrailingBytes != 0)
+            {
+                Log.DataFileTrailingBytes(logger, dataFile.FilePath, dataFile.PageCount * StorageConstants.PageSize, dataFile.TrailingBytes);
+                dataFile.DropTrailingBytes();
+            }
 
             // Replayed pages stay in scratch memory (and become the first state's page table) up to half the
             // limit; a spill rewrites them all and makes the next entries read them back, so it is the exception.

@@ -17,14 +17,22 @@ internal sealed unsafe class DataFile : IDisposable
     private readonly PalFile _file;
     private readonly PageValidationMap _validated = new();
 
-    private DataFile(string path, PalFile file, long pageCount)
+    private DataFile(string path, PalFile file, long pageCount, long trailingBytes = 0)
     {
         FilePath = path;
         _file = file;
         PageCount = pageCount;
+        TrailingBytes = trailingBytes;
     }
 
     public string FilePath { get; }
+
+    /// <summary>
+    /// Bytes past the last whole page when the file was opened: what a crash during growth leaves (the
+    /// size is not synced until a data sync, and may land part way). Nothing references them; the next
+    /// growth covers them.
+    /// </summary>
+    public long TrailingBytes { get; }
 
     /// <summary>The file's size in pages (what the current view maps).</summary>
     public long PageCount { get; private set; }
@@ -34,7 +42,8 @@ internal sealed unsafe class DataFile : IDisposable
     /// a process killed while its io_uring worker had writes in flight keeps its file (and so its lock)
     /// until the kernel finishes tearing the ring down, a moment after the process is gone. A file too
     /// short to hold both header copies is refused: a data file only ever appears under its name complete
-    /// (docs/decisions.md, reliability 4), so an empty one was truncated or is not ours.
+    /// (docs/decisions.md, reliability 4), so an empty one was truncated or is not ours. Bytes past the last
+    /// whole page are left out of <see cref="PageCount"/> (see <see cref="TrailingBytes"/>).
     /// </summary>
     public static DataFile Open(string path, TimeSpan lockWait)
     {
@@ -47,9 +56,7 @@ internal sealed unsafe class DataFile : IDisposable
                 throw new StorageFormatException(path, size, size == 0
                     ? "the data file is empty (truncated, or not a Cairn data file: Cairn writes a new one completely before giving it this name)"
                     : $"the data file's {size} bytes cannot hold its two {StorageConstants.PageSize}-byte header pages (truncated, or not a Cairn data file)");
-            if (size % StorageConstants.PageSize != 0)
-                throw new StorageFormatException(path, size, $"the data file's size {size} is not a multiple of the {StorageConstants.PageSize}-byte page size (wrong file, or truncated)");
-            return new DataFile(path, file, size / StorageConstants.PageSize);
+            return new DataFile(path, file, size / StorageConstants.PageSize, size % StorageConstants.PageSize);
         }
         catch
         {
@@ -109,6 +116,9 @@ internal sealed unsafe class DataFile : IDisposable
     /// <summary>
     /// Grows the file so it holds at least <paramref name="requiredPages"/> pages: by the current size
     /// (doubling) but at least 256 KiB and at most 1 GiB beyond what is required. Returns whether it grew.
+    /// All or nothing: a failed growth sets the file back to its old size (a full disk may have granted
+    /// part of it) and leaves <see cref="PageCount"/> as it was; a full disk is retried once with only the
+    /// pages required, so a nearly full disk still takes the flush that needs them.
     /// </summary>
     public bool EnsureCapacity(long requiredPages)
     {
@@ -116,9 +126,58 @@ internal sealed unsafe class DataFile : IDisposable
             return false;
         long step = Math.Clamp(PageCount, MinimumGrowthPages, MaximumGrowthPages);
         long target = Math.Max(requiredPages, PageCount + step);
-        _file.Allocate(0, target * StorageConstants.PageSize);
+        try
+        {
+            GrowAllOrNothing(target);
+        }
+        catch (DiskFullException) when (target > requiredPages)
+        {
+            target = requiredPages;
+            GrowAllOrNothing(target);
+        }
         PageCount = target;
         return true;
+    }
+
+    private void GrowAllOrNothing(long pages)
+    {
+        try
+        {
+            _file.Allocate(0, pages * StorageConstants.PageSize);
+        }
+        catch (PalIOException)
+        {
+            TrySetBackSize();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Undoes what a failed growth granted. Failing to is harmless (open ignores bytes past the last whole
+    /// page, and pages past <see cref="PageCount"/> are never referenced), so the growth's own error is the
+    /// one reported.
+    /// </summary>
+    private void TrySetBackSize()
+    {
+        long size = PageCount * StorageConstants.PageSize;
+        try
+        {
+            if (_file.GetSize() > size)
+                _file.SetSize(size);
+        }
+        catch (PalIOException)
+        {
+        }
+    }
+
+    /// <summary>
+    /// Cuts off <see cref="TrailingBytes"/>, once the headers have shown the file is ours: a size that is a
+    /// whole number of pages again, so the next open has nothing to explain.
+    /// </summary>
+    public void DropTrailingBytes()
+    {
+        if (TrailingBytes != 0 && _file.GetSize() == PageCount * StorageConstants.PageSize + TrailingBytes)
+            _file.SetSize(PageCount * StorageConstants.PageSize);
     }
 
     /// <summary>A page from the map, validated the first time it is touched after open.</summary>

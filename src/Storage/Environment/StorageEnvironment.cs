@@ -162,6 +162,9 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
     /// page, syncs the data file, writes the header and deletes the journals, so the environment
     /// reopens without replaying anything. A failed environment closes its files as they are (recovery
     /// decides at the next open). Throws <see cref="LiveTransactionsException"/> if transactions are open.
+    /// If that last flush fails (a full disk, an I/O error), every file is still released and the error
+    /// is thrown: nothing acknowledged is lost (the journals are kept and the next open replays them),
+    /// but the host should know its data is not in the data file yet.
     /// </summary>
     public void Dispose()
     {
@@ -189,8 +192,16 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
             {
                 lock (_flushGate)
                 {
-                    FlushOnce();
-                    SyncOnce(catchUpOlderCopy: true);
+                    try
+                    {
+                        FlushOnce();
+                        SyncOnce(catchUpOlderCopy: true);
+                    }
+                    catch (Exception e)
+                    {
+                        how = $", not flushed ({e.Message}): the journals are kept and the next open replays them";
+                        throw;
+                    }
                     var (deleted, recycled) = _journal.ReleaseAll();
                     how = $", clean (journals: {deleted} deleted, {recycled} kept for reuse)";
                 }

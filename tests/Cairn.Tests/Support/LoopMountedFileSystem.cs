@@ -22,15 +22,19 @@ public sealed class LoopMountedFileSystem : IDisposable
 
     public static bool Required => System.Environment.GetEnvironmentVariable("CAIRN_TEST_REQUIRE_MOUNTS") == "1";
 
-    /// <summary>Creates and mounts an ext4 image of <paramref name="megabytes"/> MiB; null (with the reason) when this machine cannot.</summary>
-    public static LoopMountedFileSystem? TryCreate(string directory, int megabytes, out string? reason)
+    /// <summary>
+    /// Creates and mounts an ext4 image of <paramref name="megabytes"/> MiB with <paramref name="blockSize"/>-byte
+    /// blocks and no blocks reserved for root (so a root test process fills it like any user would); null (with
+    /// the reason) when this machine cannot.
+    /// </summary>
+    public static LoopMountedFileSystem? TryCreate(string directory, int megabytes, out string? reason, int blockSize = 4096)
     {
         string image = Path.Combine(directory, "fs.img");
         string mountPoint = Path.Combine(directory, "mnt");
         Directory.CreateDirectory(mountPoint);
         using (var file = File.Create(image))
             file.SetLength((long)megabytes << 20);
-        reason = Run("mkfs.ext4", "-q", "-F", image) ?? Run("mount", "-o", "loop", image, mountPoint);
+        reason = Run("mkfs.ext4", "-q", "-F", "-m", "0", "-b", blockSize.ToString(System.Globalization.CultureInfo.InvariantCulture), image) ?? Run("mount", "-o", "loop", image, mountPoint);
         if (reason is not null)
         {
             if (Required)

@@ -13,7 +13,9 @@ namespace Cairn.TestChild;
 /// <list type="bullet">
 /// <item>i = 1 creates the trees "log", "state" and "meta".</item>
 /// <item>"log": puts BE64(i) → a value starting with BE64(i), 20–300 bytes, but 9–40 KiB for about
-/// one transaction in 13 (overflow pages); deletes BE64(i − 300), so freed pages get reused.</item>
+/// one transaction in 13 (overflow pages); deletes BE64(i − 300), so freed pages get reused. With
+/// large values, about one transaction in 5 puts 40–400 KiB instead (runs of 5 to 50 pages, freed
+/// 300 transactions later and reallocated in other shapes).</item>
 /// <item>"state": 3–6 keys "state/NNNN" from a space of 2,000; each is put to BE64(i) BE32(j) + filler,
 /// or deleted one time in eight.</item>
 /// <item>Every 97th (n = i / 97): creates tree "tN" with 3–12 keys and deletes "t(N−3)", so the tree
@@ -24,7 +26,7 @@ namespace Cairn.TestChild;
 /// Every value starts with BE64 of the transaction that wrote it, so a difference report can say which
 /// transaction a stray value came from.
 /// </remarks>
-public sealed class CrashWorkload(long seed)
+public sealed class CrashWorkload(long seed, bool largeValues = false)
 {
     public const string LogTree = "log";
     public const string StateTree = "state";
@@ -48,6 +50,8 @@ public sealed class CrashWorkload(long seed)
     }
 
     public long Seed => seed;
+
+    public bool LargeValues => largeValues;
 
     public static string ExtraTreeName(long n) => $"t{n}";
 
@@ -120,8 +124,8 @@ public sealed class CrashWorkload(long seed)
     private byte[] LogValue(long i)
     {
         ulong h = Hash(i, 0, Purpose.LogSize);
-        int length = h % 13 == 0
-            ? 9 * 1024 + (int)((h >> 8) % (31 * 1024 + 1))
+        int length = largeValues && h % 5 == 0 ? 40 * 1024 + (int)((h >> 8) % (360 * 1024 + 1))
+            : h % 13 == 0 ? 9 * 1024 + (int)((h >> 8) % (31 * 1024 + 1))
             : 20 + (int)((h >> 8) % 281);
         return Filled(i, 0, Purpose.LogFiller, length);
     }

@@ -16,7 +16,7 @@ namespace Cairn.TestChild;
 internal static class CrashWriterCommand
 {
     public const string Usage = "crash-writer DIRECTORY SEED [--limit N] [--flush-threshold BYTES] [--max-flush-delay-ms MS] " +
-        "[--sync-interval-ms MS] [--max-scratch BYTES] [--initial-journal BYTES] [--max-journal BYTES]";
+        "[--sync-interval-ms MS] [--max-scratch BYTES] [--initial-journal BYTES] [--max-journal BYTES] [--callers N] [--large-values 0|1]";
 
     public static int Run(IReadOnlyList<string> arguments)
     {
@@ -26,7 +26,6 @@ internal static class CrashWriterCommand
             return 2;
         }
         string directory = arguments[0];
-        var workload = new CrashWorkload(long.Parse(arguments[1], CultureInfo.InvariantCulture));
         long? limit = null;
         var settingArguments = new List<string>();
         for (int a = 2; a < arguments.Count; a++)
@@ -37,6 +36,7 @@ internal static class CrashWriterCommand
                 settingArguments.Add(arguments[a]);
         }
         var settings = CrashWriterSettings.Parse(settingArguments);
+        var workload = settings.Workload(long.Parse(arguments[1], CultureInfo.InvariantCulture));
         var options = settings.ToStorageOptions(directory);
 
         var stop = StopRequest.WatchStandardInput();

@@ -22,6 +22,21 @@ public sealed record CrashWriterSettings
     /// </summary>
     public int? Callers { get; init; }
 
+    /// <summary>1: the workload puts large values (<see cref="CrashWorkload.LargeValues"/>). Not a storage option.</summary>
+    public int? LargeValues { get; init; }
+
+    /// <summary>No flush, sync or journal-driven flush within a run: every kill lands before the first flush.</summary>
+    public static CrashWriterSettings NeverFlushing { get; } = new()
+    {
+        FlushThresholdBytes = 1L << 30,
+        MaxFlushDelayMilliseconds = 600_000,
+        SyncIntervalMilliseconds = 600_000,
+        InitialJournalSize = 1 << 20,
+        MaxJournalSize = 256 << 20,
+    };
+
+    public CrashWorkload Workload(long seed) => new(seed, LargeValues == 1);
+
     /// <summary>Small thresholds so flushes, syncs, journal switches and deletions all happen within a short run.</summary>
     public static CrashWriterSettings Aggressive { get; } = new()
     {
@@ -77,6 +92,7 @@ public sealed record CrashWriterSettings
                 "--initial-journal" => settings with { InitialJournalSize = value },
                 "--max-journal" => settings with { MaxJournalSize = value },
                 "--callers" => settings with { Callers = checked((int)value) },
+                "--large-values" => settings with { LargeValues = checked((int)value) },
                 _ => throw new ArgumentException($"unknown option {arguments[a]}"),
             };
         }
@@ -92,5 +108,6 @@ public sealed record CrashWriterSettings
         yield return ("--initial-journal", InitialJournalSize);
         yield return ("--max-journal", MaxJournalSize);
         yield return ("--callers", Callers);
+        yield return ("--large-values", LargeValues);
     }
 }

@@ -84,6 +84,9 @@ public sealed unsafe partial class StorageEnvironment
                 last?.FreeSpaceDirectoryPage ?? header.FreeSpaceDirectoryPage, dataFile.Map(), recovery.Position);
             var freeSpace = FreeSpaceMap.Load(LowLevelTransaction.ForReading(dataFile, scratch, state),
                 state.FreeSpaceDirectoryPage, state.NextPageNumber);
+            // Replay rebuilt runs that later replayed transactions freed; the recovered map says which.
+            pages = FreedRecoveredRuns.Drop(pages, freeSpace, scratch, dataFile.FilePath, out _);
+            state = state.WithPages(state.Epoch, pages, state.View);
             var ioStats = new IoStats(options.IoStatsCapacity);
             var journal = new WriteAheadJournal(journals, sizing, ioStats, logger, options.SlowJournalWriteThreshold,
                 recovery.NextSequence, recovery.RetainedJournals, recovery.RecyclableJournals, recovery.NextRecyclableNumber,

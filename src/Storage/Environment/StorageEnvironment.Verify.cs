@@ -79,9 +79,40 @@ public sealed unsafe partial class StorageEnvironment
             if (page >= state.NextPageNumber)
                 owners.Problems.Add($"page {page} waits for readers but is beyond the high-water mark {state.NextPageNumber}");
 
+        CheckPageTable(tx.Low, state, owners.Problems);
+
         if (owners.Problems.Count > 0)
             throw new VerificationException(_dataFile.FilePath, owners.Problems);
         return new VerificationReport(state.TransactionId, state.NextPageNumber, owners.Claimed, free - waiting.Count, waiting.Count, trees, entries);
+    }
+
+    /// <summary>
+    /// The page table holds one version per live run: runs must not overlap (the flusher would write
+    /// overlapping ranges) and none may cover a page the free-space map marks free (a live version of a
+    /// free page is one the allocator will hand out again in another shape).
+    /// </summary>
+    private static void CheckPageTable(Transactions.LowLevelTransaction tx, Transactions.EnvironmentState state, List<string> problems)
+    {
+        long previousStart = -1, previousEnd = 0, previousTransaction = 0;
+        foreach (var (pageNumber, version) in state.Pages)
+        {
+            long end = pageNumber + version.PageCount;
+            if (pageNumber < previousEnd)
+                problems.Add($"page-table runs overlap: the run at page {pageNumber} ({version.PageCount} pages, transaction {version.TransactionId}) " +
+                    $"starts inside the run at page {previousStart} ({previousEnd - previousStart} pages, transaction {previousTransaction})");
+            if (end > state.NextPageNumber)
+                problems.Add($"the page-table run at page {pageNumber} ({version.PageCount} pages) ends past the high-water mark {state.NextPageNumber}");
+            for (long page = pageNumber; page < Math.Min(end, state.NextPageNumber); page++)
+            {
+                if (FreeSpaceMap.IsMarkedFree(tx, state.FreeSpaceDirectoryPage, page))
+                {
+                    problems.Add($"the page-table run at page {pageNumber} ({version.PageCount} pages, transaction {version.TransactionId}) covers page {page}, which is marked free");
+                    break;
+                }
+            }
+            if (end > previousEnd)
+                (previousStart, previousEnd, previousTransaction) = (pageNumber, end, version.TransactionId);
+        }
     }
 
     private static void VerifyTree(BTree tree, string owner, PageOwnership owners)

@@ -231,6 +231,19 @@ public sealed unsafe partial class StorageEnvironment : IDisposable
         ReleaseResources();
     }
 
+    /// <summary>
+    /// Test hook: publishes the current state with its page table edited, to show <see cref="Verify"/> states
+    /// no commit makes. The test must edit it back before closing: every version in the table is freed then.
+    /// </summary>
+    internal void EditPageTable(Func<Paging.PageTable, Paging.PageTable> edit)
+    {
+        lock (_stateLock)
+        {
+            var current = _current;
+            PublishLocked(current.WithPages(current.Epoch + 1, edit(current.Pages), current.View), _reclaimer.Rent());
+        }
+    }
+
     private void ReleaseResources()
     {
         _merger?.Dispose();

@@ -16,6 +16,12 @@ public sealed class CrashRunStatistics
     public long Lost { get; set; }
     public long HighestTransaction { get; set; }
 
+    /// <summary>Recovered environments that failed (a latched failure, a commit, checkpoint or close that threw): must stay 0.</summary>
+    public int FailedEnvironments { get; set; }
+
+    /// <summary>Transactions the parent committed on recovered environments before closing them.</summary>
+    public long CommittedAfterRecovery { get; set; }
+
     public void RecordCycle(CrashWriterOutcome outcome)
     {
         Cycles++;
@@ -41,6 +47,7 @@ public sealed class CrashRunStatistics
         var total = _total.Elapsed;
         return $"{Cycles} kill/reopen cycles in {total.TotalSeconds:F1} s ({Average(total, Cycles)} per cycle); " +
                $"{Acknowledged} transactions acknowledged (up to transaction {HighestTransaction}); {Lost} acknowledged transactions lost; " +
+               $"{CommittedAfterRecovery} committed after recovery; {FailedEnvironments} environments failed; " +
                $"child start-up to 'start' {Average(_startup, Starts)} on average over {Starts}; " +
                $"{Checks} parent checks, {Average(_checking, Checks)} each on average";
     }

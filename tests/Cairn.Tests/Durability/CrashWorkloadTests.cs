@@ -50,6 +50,22 @@ public class CrashWorkloadTests
     }
 
     [Fact]
+    public void Large_values_put_multi_page_runs_of_many_sizes_in_about_one_transaction_in_five()
+    {
+        var large = Enumerable.Range(1, 1000).Select(i => new CrashWorkload(Seed, largeValues: true).Transaction(i))
+            .Select(ops => ops.Single(o => o.Kind == CrashOperationKind.Put && o.Tree == CrashWorkload.LogTree).Value.Length)
+            .Where(length => length > 40 * 1024).ToList();
+        var plain = Enumerable.Range(1, 1000).SelectMany(i => new CrashWorkload(Seed).Transaction(i));
+
+        Assert.InRange(large.Count, 150, 250);
+        Assert.All(large, length => Assert.InRange(length, 40 * 1024, 400 * 1024));
+        // Runs of many page counts, so a freed run is reallocated in other shapes.
+        Assert.True(large.Select(length => length / 8192).Distinct().Count() > 30);
+        Assert.DoesNotContain(plain, o => o.Value.Length > 40 * 1024);
+        Assert.Equal(new CrashWorkload(Seed, largeValues: true).Transaction(5).Select(Describe), new CrashWorkload(Seed, true).Transaction(5).Select(Describe));
+    }
+
+    [Fact]
     public void The_workload_depends_on_the_seed_and_nothing_else()
     {
         var first = new CrashWorkload(Seed).Transaction(13 * 20);

@@ -236,12 +236,5 @@ public class JournalDamageTests
         Assert.Equal(0, error.EntryOffset);
     }
 
-    private static void FlipBit(string path, long offset)
-    {
-        using var file = File.Open(path, FileMode.Open, FileAccess.ReadWrite);
-        file.Position = offset;
-        int b = file.ReadByte();
-        file.Position = offset;
-        file.WriteByte((byte)(b ^ 0x08));
-    }
+    private static void FlipBit(string path, long offset) => FileDamage.FlipBits(path, offset, 0x08);
 }

@@ -33,11 +33,10 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
     public void A_writer_that_filled_the_disk_goes_on_once_space_is_back_and_closes_cleanly(int blockSize)
     {
         using var dir = new TestDirectory($"disk-full-growth-{blockSize}");
-        using var fs = Mount(dir, blockSize);
-        if (fs is null)
+        using var disk = PrepareSmallDisk(dir, blockSize);
+        if (disk is null)
             return;
-        string filler = Fill(fs);
-        string envPath = Path.Combine(fs.MountPoint, "env");
+        string envPath = disk.EnvironmentPath;
         var acknowledged = new List<int>();
 
         var env = StorageEnvironment.Open(Options(envPath));
@@ -45,7 +44,7 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
         output.WriteLine($"{blockSize}-byte blocks: {acknowledged.Count} commits, then {full.Message}");
         Assert.False(env.HasFailed);
 
-        File.Delete(filler);
+        disk.FreeSpace();
         CommitOnceSpaceIsBack(env, acknowledged, first: 1_000_000, count: 50);
         // The close flushes everything, growing the data file to what it needs although doubling would not fit.
         env.Dispose();
@@ -62,11 +61,10 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
     public void A_writer_killed_at_the_first_failure_recovers_on_the_full_disk_and_after_it(int blockSize)
     {
         using var dir = new TestDirectory($"disk-full-killed-{blockSize}");
-        using var fs = Mount(dir, blockSize);
-        if (fs is null)
+        using var disk = PrepareSmallDisk(dir, blockSize);
+        if (disk is null)
             return;
-        string filler = Fill(fs);
-        string envPath = Path.Combine(fs.MountPoint, "env");
+        string envPath = disk.EnvironmentPath;
         var acknowledged = new List<int>();
 
         var env = StorageEnvironment.Open(Options(envPath));
@@ -98,7 +96,7 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
         output.WriteLine($"{blockSize}-byte blocks: {acknowledged.Count} commits; on the full disk {stillFull}");
         AssertDataFileSizeIsWholePages(envPath);
 
-        File.Delete(filler);
+        disk.FreeSpace();
         using (var reopened = OpenOnceSpaceIsBack(envPath))
         {
             AssertHolds(reopened, acknowledged);
@@ -114,11 +112,10 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
     public async Task Merger_callers_that_filled_the_disk_lose_nothing_acknowledged()
     {
         using var dir = new TestDirectory("disk-full-merger");
-        using var fs = Mount(dir, 4096);
-        if (fs is null)
+        using var disk = PrepareSmallDisk(dir, 4096);
+        if (disk is null)
             return;
-        string filler = Fill(fs);
-        string envPath = Path.Combine(fs.MountPoint, "env");
+        string envPath = disk.EnvironmentPath;
         var acknowledged = new List<int>();
 
         var env = StorageEnvironment.Open(Options(envPath));
@@ -144,7 +141,7 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
         await Task.WhenAll(Enumerable.Range(0, 4).Select(_ => Task.Run(Caller)));
         output.WriteLine($"{acknowledged.Count} merged commits, then {first!.GetType().Name}: {first.Message}");
 
-        File.Delete(filler);
+        disk.FreeSpace();
         try
         {
             env.Dispose();
@@ -159,24 +156,35 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
         reopened.Verify();
     }
 
-    private LoopMountedFileSystem? Mount(TestDirectory dir, int blockSize)
+    /// <summary>A 64 MiB ext4 with a 20 MiB filler on it, and where the environment goes; null (reported) where this machine cannot mount one.</summary>
+    private SmallDisk? PrepareSmallDisk(TestDirectory dir, int blockSize)
     {
         var fs = LoopMountedFileSystem.TryCreate(dir.Path, megabytes: 64, out string? reason, blockSize);
         if (fs is null)
+        {
             output.WriteLine($"NOT RUN: a real full disk needs a loop mount, which failed here ({reason}); DataFileStepFaultTests and DataFileGrowthTests inject the same failures.");
-        return fs;
-    }
-
-    /// <summary>Writes (not just sizes: a sized file is sparse) a filler the test deletes to give space back.</summary>
-    private static string Fill(LoopMountedFileSystem fs)
-    {
+            return null;
+        }
+        // Written, not just sized: a sized file is sparse and takes no space.
         string filler = Path.Combine(fs.MountPoint, "filler");
         var chunk = new byte[1 << 20];
-        using var file = File.Create(filler);
-        for (int i = 0; i < FillerMegabytes; i++)
-            file.Write(chunk);
-        file.Flush(flushToDisk: true);
-        return filler;
+        using (var file = File.Create(filler))
+        {
+            for (int i = 0; i < FillerMegabytes; i++)
+                file.Write(chunk);
+            file.Flush(flushToDisk: true);
+        }
+        return new SmallDisk(fs, filler, Path.Combine(fs.MountPoint, "env"));
+    }
+
+    private sealed class SmallDisk(LoopMountedFileSystem fs, string filler, string environmentPath) : IDisposable
+    {
+        public string EnvironmentPath => environmentPath;
+
+        /// <summary>Deletes the filler: space the writer may have once ext4 commits the deletion.</summary>
+        public void FreeSpace() => File.Delete(filler);
+
+        public void Dispose() => fs.Dispose();
     }
 
     private static DiskFullException CommitUntilFull(StorageEnvironment env, List<int> acknowledged)

@@ -124,12 +124,5 @@ public class AtomicCreationTests
         tx.Commit();
     }
 
-    private static void FlipByte(string path, long offset)
-    {
-        using var file = File.Open(path, FileMode.Open, FileAccess.ReadWrite);
-        file.Position = offset;
-        int b = file.ReadByte();
-        file.Position = offset;
-        file.WriteByte((byte)(b ^ 0x40));
-    }
+    private static void FlipByte(string path, long offset) => FileDamage.FlipBits(path, offset);
 }

@@ -101,11 +101,13 @@ public class CrashImageTests(ITestOutputHelper output)
         var builder = new CrashImageBuilder(dir.Path, [], operations);
         var points = builder.SyncPoints().ToList();
         var random = new Random(20261122 + round);
-        int unsyncedSeen = 0;
+        int unsyncedSeen = 0, pointsWithUnsynced = 0;
         foreach (int point in points)
         {
             long mustHave = acknowledged.Where(a => a.OperationsBefore - 1 <= point).Select(a => a.Transaction).DefaultIfEmpty(0).Max();
             unsyncedSeen += builder.UnsyncedAt(point);
+            if (builder.UnsyncedAt(point) > 0)
+                pointsWithUnsynced++;
             foreach (var mode in new[] { CrashMode.DropUnsynced, CrashMode.TornSectors, CrashMode.TornSectors, CrashMode.RandomSubset, CrashMode.RandomSubset })
             {
                 string image = Path.Combine(dir.Path, $"image-{totals.Images}");
@@ -141,8 +143,12 @@ public class CrashImageTests(ITestOutputHelper output)
         foreach (var group in operations.GroupBy(o => $"{o.Kind} {(Path.GetFileName(o.Path).StartsWith(StorageEnvironment.DataFileName) ? "data file" : "journals")}"))
             totals.Kinds[group.Key] = totals.Kinds.GetValueOrDefault(group.Key) + group.Count();
         Assert.True(points.Count > 100, $"only {points.Count} sync points");
-        output.WriteLine($"round {round}: {operations.Count} operations, {points.Count} points, {unsyncedSeen} unsynced seen, {totals.Timer.Elapsed.TotalSeconds:F1} s");
-        Assert.True(unsyncedSeen > points.Count, "flushed pages were often unsynced at a cut");
+        output.WriteLine($"round {round}: {operations.Count} operations, {points.Count} points, {pointsWithUnsynced} of them with unsynced " +
+            $"operations ({unsyncedSeen} in all), {totals.Timer.Elapsed.TotalSeconds:F1} s");
+        // How many depends on when the background thread syncs (a loaded machine changes it), but every third
+        // transaction's FlushWithoutSync leaves written pages unsynced until the next sync, and the next commit's
+        // journal write is a cut point: some cuts must see them, however the background thread is scheduled.
+        Assert.True(pointsWithUnsynced > 0, "no cut saw an unsynced operation: the images test nothing but synced states");
     }
 }
 

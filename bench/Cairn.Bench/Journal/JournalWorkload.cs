@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using Cairn.Journal;
+using Cairn.Paging;
 
 namespace Cairn.Bench.Journal;
 
@@ -132,7 +133,7 @@ public sealed unsafe class JournalWorkload : IDisposable
         writer.Begin(buffer, 1000, Guid.Empty);
         foreach (var (pageNumber, pageCount, current, previous) in _pages)
             writer.AddPage(pageNumber, pageCount, (byte*)current, (byte*)previous);
-        return writer.Finish(NextPageNumber, 2, default, 0);
+        return writer.Finish(new RootRecord(NextPageNumber, 2, default), 0);
     }
 
     /// <summary>The uncompressed payload (page records) of the transaction's entry.</summary>

@@ -119,6 +119,17 @@ internal sealed unsafe class FreeSpaceMap
 
     public void Commit() => _allocatedInTransaction.Clear();
 
+    /// <summary>
+    /// Commits this transaction's allocations into <paramref name="target"/>, which the committer keeps until
+    /// its commit is durable: if the commit then fails, <see cref="Release"/>ing them undoes the allocations
+    /// as <see cref="Rollback"/> would have (the next transaction's allocations are recorded apart).
+    /// </summary>
+    public void MoveAllocationsTo(List<(long PageNumber, int Count)> target)
+    {
+        target.AddRange(_allocatedInTransaction);
+        _allocatedInTransaction.Clear();
+    }
+
     /// <summary>An aborted transaction's allocations go back to the mirror; its persistent edits die with its pages.</summary>
     public void Rollback()
     {

@@ -1,5 +1,5 @@
 using System.Runtime.InteropServices;
-using Cairn.Trees;
+using Cairn.Paging;
 
 namespace Cairn.Journal;
 
@@ -37,9 +37,7 @@ internal struct JournalEntryHeader
     /// <summary>XXH64 of the stored payload bytes, seeded with <see cref="TransactionId"/>.</summary>
     public ulong PayloadHash;
     /// <summary>The environment's state after this transaction: what recovery puts in the file header.</summary>
-    public long NextPageNumber;
-    public long FreeSpaceDirectoryPage;
-    public TreeState RootTree;
+    public RootRecord Root;
     /// <summary>When the entry was written, UTC ticks (informational).</summary>
     public long Timestamp;
     public long Reserved1;

@@ -129,7 +129,7 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
     /// Completes the entry with the environment's state after the transaction and returns its size
     /// (a multiple of 4096 bytes, starting at the buffer's <see cref="JournalBuffer.Pointer"/>).
     /// </summary>
-    public long Finish(long nextPageNumber, long freeSpaceDirectoryPage, in TreeState rootTree, long timestampTicks)
+    public long Finish(in RootRecord root, long timestampTicks)
     {
         var output = _output ?? throw new InvalidOperationException("Begin an entry first.");
         long uncompressed = _position - JournalEntryHeader.Size;
@@ -159,9 +159,7 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
         header->UncompressedPayloadSize = uncompressed;
         header->PayloadSize = stored;
         header->PayloadHash = XxHash64.Hash(entry + JournalEntryHeader.Size, stored, unchecked((ulong)_transactionId));
-        header->NextPageNumber = nextPageNumber;
-        header->FreeSpaceDirectoryPage = freeSpaceDirectoryPage;
-        header->RootTree = rootTree;
+        header->Root = root;
         header->Timestamp = timestampTicks;
         header->HeaderChecksum = XxHash64.Hash(entry, JournalEntryHeader.ChecksummedLength, unchecked((ulong)_transactionId));
 

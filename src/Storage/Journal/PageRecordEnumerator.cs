@@ -26,7 +26,7 @@ internal unsafe ref struct PageRecordEnumerator
         _payload = payload;
         _length = length;
         _records = header.PageCount;
-        _nextPageNumber = header.NextPageNumber;
+        _nextPageNumber = header.Root.NextPageNumber;
         _entryOffset = entryOffset;
         _transactionId = header.TransactionId;
     }

@@ -4,24 +4,22 @@ namespace Cairn.Merger;
 /// The merger's journal writer: a thread that performs one merged transaction's durable journal write at
 /// a time, so the merger can execute the next batch meanwhile. A write that succeeds is handed to
 /// <c>durable</c> on this thread at once (which publishes it and releases its callers: they need not wait
-/// for the merger to wake up). It reports through the slot (<see cref="CommitSlot.Written"/> last) and then
+/// for the merger to wake up). It reports through the slot (<see cref="CommitSlot{T}.Written"/> last) and then
 /// calls <c>completed</c> to wake the merger.
 /// </summary>
-internal sealed unsafe class JournalWriteWorker : IDisposable
+internal sealed class JournalWriteWorker<TTransaction> : IDisposable where TTransaction : class
 {
-    private readonly StorageEnvironment _environment;
-    private readonly Action<CommitSlot> _durable;
+    private readonly Action<CommitSlot<TTransaction>> _durable;
     private readonly Action _completed;
     // Barely spins: a submission comes about one journal write plus one batch apart, and on a 2-core machine a
     // spinning writer takes the CPU the merger and the released callers need meanwhile.
     private readonly ManualResetEventSlim _submitted = new(false, spinCount: 1);
     private readonly Thread _thread;
-    private CommitSlot? _slot;
+    private CommitSlot<TTransaction>? _slot;
     private volatile bool _stopping;
 
-    public JournalWriteWorker(StorageEnvironment environment, Action<CommitSlot> durable, Action completed)
+    public JournalWriteWorker(Action<CommitSlot<TTransaction>> durable, Action completed)
     {
-        _environment = environment;
         _durable = durable;
         _completed = completed;
         _thread = new Thread(Run) { IsBackground = true, Name = "cairn-journal-writer" };
@@ -29,7 +27,7 @@ internal sealed unsafe class JournalWriteWorker : IDisposable
     }
 
     /// <summary>Starts writing the slot's entry; at most one is in flight.</summary>
-    public void Submit(CommitSlot slot)
+    public void Submit(CommitSlot<TTransaction> slot)
     {
         if (Interlocked.CompareExchange(ref _slot, slot, null) is not null)
             throw new InvalidOperationException("A journal write is already in flight.");
@@ -52,7 +50,7 @@ internal sealed unsafe class JournalWriteWorker : IDisposable
             }
             try
             {
-                slot.Position = _environment.AppendMergedEntry(slot.Buffer.Pointer, slot.EntryLength, slot.TransactionId);
+                slot.Transaction.Write();
             }
             catch (Exception e)
             {

@@ -1,5 +1,3 @@
-using Cairn.Transactions;
-
 namespace Cairn.Merger;
 
 /// <summary>
@@ -11,7 +9,7 @@ namespace Cairn.Merger;
 /// The control word packs the token and the state: <c>token &lt;&lt; 2 | state</c>. Starting (by the merger)
 /// and cancelling (by the caller's token) are compare-exchanges on it, so exactly one of them wins.
 /// </remarks>
-internal abstract class MergedOperation : IThreadPoolWorkItem
+internal abstract class MergedOperation<TTransaction> : IThreadPoolWorkItem
 {
     private const long Queued = 0;
     private const long Running = 1;
@@ -27,7 +25,7 @@ internal abstract class MergedOperation : IThreadPoolWorkItem
     public long Token => Volatile.Read(ref _control) >> 2;
 
     /// <summary>Runs the caller's delegate inside the merged transaction (again, if its batch is re-run).</summary>
-    public abstract void Execute(WriteTransaction transaction);
+    public abstract void Execute(TTransaction transaction);
 
     private Exception? _error;
 
@@ -70,7 +68,7 @@ internal abstract class MergedOperation : IThreadPoolWorkItem
         EnqueuedAt = enqueuedAt;
         _cancellationToken = cancellationToken;
         if (cancellationToken.CanBeCanceled)
-            _registration = cancellationToken.UnsafeRegister(static state => ((MergedOperation)state!).OnCancelled(), this);
+            _registration = cancellationToken.UnsafeRegister(static state => ((MergedOperation<TTransaction>)state!).OnCancelled(), this);
     }
 
     /// <summary>The merger takes the operation: false if it was cancelled (or the entry is stale).</summary>
@@ -101,4 +99,4 @@ internal abstract class MergedOperation : IThreadPoolWorkItem
 }
 
 /// <summary>An operation in the merger's queue, with the token of the use it was queued for.</summary>
-internal readonly record struct QueuedOperation(MergedOperation Operation, long Token);
+internal readonly record struct QueuedOperation<TTransaction>(MergedOperation<TTransaction> Operation, long Token);

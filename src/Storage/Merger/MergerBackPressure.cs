@@ -4,25 +4,26 @@ namespace Cairn.Merger;
 internal static class MergerBackPressure
 {
     /// <summary>The queue was full: wait for room (allocates; only under back-pressure), then for the operation.</summary>
-    public static async ValueTask EnqueueWhenRoom(TransactionMerger merger, MergedOperation operation, ValueTask task,
-        CancellationToken cancellationToken)
+    public static async ValueTask EnqueueWhenRoom<TTransaction>(MergerQueue<TTransaction> queue, MergedOperation<TTransaction> operation,
+        ValueTask task, CancellationToken cancellationToken) where TTransaction : class
     {
-        await WaitForRoom(merger, operation, cancellationToken).ConfigureAwait(false);
+        await WaitForRoom(queue, operation, cancellationToken).ConfigureAwait(false);
         await task.ConfigureAwait(false);
     }
 
-    public static async ValueTask<TResult> EnqueueWhenRoom<TResult>(TransactionMerger merger, MergedOperation operation,
-        ValueTask<TResult> task, CancellationToken cancellationToken)
+    public static async ValueTask<TResult> EnqueueWhenRoom<TTransaction, TResult>(MergerQueue<TTransaction> queue,
+        MergedOperation<TTransaction> operation, ValueTask<TResult> task, CancellationToken cancellationToken) where TTransaction : class
     {
-        await WaitForRoom(merger, operation, cancellationToken).ConfigureAwait(false);
+        await WaitForRoom(queue, operation, cancellationToken).ConfigureAwait(false);
         return await task.ConfigureAwait(false);
     }
 
-    private static async ValueTask WaitForRoom(TransactionMerger merger, MergedOperation operation, CancellationToken cancellationToken)
+    private static async ValueTask WaitForRoom<TTransaction>(MergerQueue<TTransaction> queue, MergedOperation<TTransaction> operation,
+        CancellationToken cancellationToken) where TTransaction : class
     {
         try
         {
-            await merger.WaitForRoomAsync(operation, cancellationToken).ConfigureAwait(false);
+            await queue.WaitForRoomAsync(operation, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception e)
         {
@@ -31,9 +32,10 @@ internal static class MergerBackPressure
         }
     }
 
-    public static async ValueTask StopThenDispose(TransactionMerger merger, StorageEnvironment environment)
+    /// <summary>Stops the merger off the caller's thread (it drains the queue), then closes.</summary>
+    public static async ValueTask StopThenDispose(Action stop, Action dispose)
     {
-        await Task.Run(merger.Stop).ConfigureAwait(false);
-        environment.Dispose();
+        await Task.Run(stop).ConfigureAwait(false);
+        dispose();
     }
 }

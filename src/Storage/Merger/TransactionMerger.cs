@@ -1,7 +1,5 @@
-using System.Collections.Concurrent;
 using System.Diagnostics;
-using Cairn.Paging;
-using Cairn.Transactions;
+using Cairn.Diagnostics;
 
 namespace Cairn.Merger;
 
@@ -14,274 +12,205 @@ namespace Cairn.Merger;
 /// A batch that ran nothing ends the chain and lets the write lock go.
 /// </summary>
 /// <remarks>
-/// The write lock is held from a chain's first operation to its end, so a <see cref="StorageEnvironment.BeginWrite()"/>
-/// caller waits for the merger to go idle, and the merger waits for such a transaction to end.
+/// The write lock is held from a chain's first operation to its end, so a <c>BeginWrite</c> caller waits
+/// for the merger to go idle, and the merger waits for such a transaction to end. Admission, back-pressure
+/// and stop are the <see cref="MergerQueue{T}"/>'s; the stages of each commit are the pipeline's.
 /// </remarks>
-internal sealed class TransactionMerger : IDisposable
+internal sealed class TransactionMerger<TTransaction> : IDisposable where TTransaction : class
 {
-    private readonly StorageEnvironment _environment;
-    private readonly StorageOptions _options;
-    private readonly ConcurrentQueue<QueuedOperation> _queue = new();
-    private readonly SemaphoreSlim _queueSlots;
-    private readonly ManualResetEventSlim _wake = new(false);
-    private readonly CommitSlot[] _slots = [new(), new()];
-    private readonly JournalWriteWorker _writer;
+    private readonly IMergerPipeline<TTransaction> _pipeline;
+    private readonly MergerSettings _settings;
+    private readonly CommitSlot<TTransaction>[] _slots;
+    private readonly JournalWriteWorker<TTransaction> _writer;
     private readonly Thread _thread;
-    private readonly long _maxBatchTicks;
-    private readonly long _maxTransactionPages;
-    private readonly long _returnGraceTicks;
-    private int _idle;
-    private int _enqueuers;
-    private volatile bool _stopping;
     private int _nextSlot;
     // The last wait for released callers saw none come back (they do something else between writes): the
     // next wait is skipped unless an operation is already queued, so sparse writers cost no spinning.
     private bool _gatherFruitless;
 
-    public TransactionMerger(StorageEnvironment environment, StorageOptions options)
+    public TransactionMerger(IMergerPipeline<TTransaction> pipeline, MergerSettings settings, MergerStatistics statistics)
     {
-        _environment = environment;
-        _options = options;
-        _queueSlots = new SemaphoreSlim(options.MergerMaxQueuedOperations, options.MergerMaxQueuedOperations);
-        _maxBatchTicks = (long)(options.MergerMaxBatchDuration.TotalSeconds * Stopwatch.Frequency);
-        _maxTransactionPages = Math.Max(1, options.MergerMaxTransactionBytes / StorageConstants.PageSize);
-        _returnGraceTicks = (long)(options.MergerReturnGrace.TotalSeconds * Stopwatch.Frequency);
-        _writer = new JournalWriteWorker(environment, OnDurable, WakeMerger);
+        _pipeline = pipeline;
+        _settings = settings;
+        Statistics = statistics;
+        Queue = new MergerQueue<TTransaction>(settings.MaxQueuedOperations, settings.QueueTimeout);
+        _slots = [new(pipeline.CreateTransaction()), new(pipeline.CreateTransaction())];
+        _writer = new JournalWriteWorker<TTransaction>(OnDurable, Queue.Wake);
         _thread = new Thread(Run) { IsBackground = true, Name = "cairn-merger" };
         _thread.Start();
     }
 
-    public MergerStatistics Statistics { get; } = new();
+    public MergerQueue<TTransaction> Queue { get; }
 
-    /// <summary>
-    /// Queues an armed-to-be operation. Returns false when the queue is full: the caller then waits for
-    /// room through <see cref="WaitForRoomAsync"/>. Throws <see cref="ObjectDisposedException"/> once stopping.
-    /// </summary>
-    public bool TryEnqueue(MergedOperation operation, CancellationToken cancellationToken)
-    {
-        if (!_queueSlots.Wait(0))
-            return false;
-        Enqueue(operation, cancellationToken);
-        return true;
-    }
-
-    /// <summary>Waits (up to the configured timeout) for room in the queue, then queues the operation.</summary>
-    public async ValueTask WaitForRoomAsync(MergedOperation operation, CancellationToken cancellationToken)
-    {
-        if (!await _queueSlots.WaitAsync(_options.MergerQueueTimeout, cancellationToken).ConfigureAwait(false))
-            throw new MergerQueueFullException(_options.MergerMaxQueuedOperations, _options.MergerQueueTimeout);
-        Enqueue(operation, cancellationToken);
-    }
-
-    private void Enqueue(MergedOperation operation, CancellationToken cancellationToken)
-    {
-        Interlocked.Increment(ref _enqueuers);
-        try
-        {
-            if (_stopping)
-            {
-                _queueSlots.Release();
-                throw new ObjectDisposedException(nameof(StorageEnvironment), "The environment is closing: the merger takes no more operations.");
-            }
-            long token = operation.Token;
-            operation.Arm(Stopwatch.GetTimestamp(), cancellationToken);
-            _queue.Enqueue(new QueuedOperation(operation, token));
-        }
-        finally
-        {
-            Interlocked.Decrement(ref _enqueuers);
-        }
-        WakeMerger();
-    }
-
-    /// <summary>Producer side of the sleep protocol: the flag is read after the enqueue (a full fence), the merger sets it before its last look.</summary>
-    private void WakeMerger()
-    {
-        if (Volatile.Read(ref _idle) != 0 && Interlocked.Exchange(ref _idle, 0) != 0)
-            _wake.Set();
-    }
-
-    /// <summary>
-    /// Sleeps until <paramref name="written"/>'s journal write has returned, or (if <paramref name="orQueued"/>)
-    /// an operation is queued, or (with neither) the merger is told to stop.
-    /// </summary>
-    private void Sleep(CommitSlot? written, bool orQueued)
-    {
-        _wake.Reset();
-        Interlocked.Exchange(ref _idle, 1);
-        bool ready = (written is not null && written.Written) || (orQueued && !_queue.IsEmpty) || (written is null && _stopping);
-        if (!ready)
-            _wake.Wait();
-        Volatile.Write(ref _idle, 0);
-    }
-
-    private void SleepUntilWritten(CommitSlot written)
-    {
-        while (!written.Written)
-            Sleep(written, orQueued: false);
-    }
+    public MergerStatistics Statistics { get; }
 
     private void Run()
     {
         while (true)
         {
-            while (_queue.IsEmpty)
+            while (Queue.IsEmpty)
             {
-                if (_stopping && Volatile.Read(ref _enqueuers) == 0 && _queue.IsEmpty)
+                if (Queue.IsDrained)
                     return;
-                Sleep(null, orQueued: true);
+                Queue.Sleep(null, orQueued: true);
             }
             RunChain();
         }
     }
 
+    /// <summary>One chain of transactions under the write lock, from the first queued operation until a batch runs nothing.</summary>
     private void RunChain()
     {
-        EnvironmentState published;
         try
         {
-            published = _environment.EnterMergedWrites();
+            _pipeline.EnterWrites();
         }
         catch (Exception e)
         {
-            FailQueued(e);
+            Queue.FailAll(e);
             return;
         }
         var current = NextSlot();
-        CommitSlot? inflight = null;
+        CommitSlot<TTransaction>? inflight = null;
         try
         {
-            current.Open(_environment, published);
-            current.BatchStarted = Stopwatch.GetTimestamp();
-            while (true)
-            {
-                while (true)
-                {
-                    if (inflight is not null && inflight.Written)
-                    {
-                        if (!PublishWritten(inflight, current))
-                            return;
-                        int released = inflight.Released;
-                        Recycle(ref inflight);
-                        // The disk is idle: commit what has run, once the callers just released have had a
-                        // moment to send their next operations (otherwise each caller would only make every
-                        // other batch, and batches would hold half the callers).
-                        if (!_gatherFruitless || !_queue.IsEmpty)
-                            _gatherFruitless = GatherReturning(current, released) == 0;
-                        if (current.Operations.Count > 0)
-                            break;
-                    }
-                    if (IsFull(current))
-                        break;
-                    if (_queue.TryDequeue(out var queued))
-                    {
-                        _queueSlots.Release();
-                        Execute(current, queued);
-                        continue;
-                    }
-                    if (inflight is null)
-                        break;
-                    Sleep(inflight, orQueued: true);
-                }
-                if (inflight is not null)
-                {
-                    // Full while the previous write is still in flight.
-                    SleepUntilWritten(inflight);
-                    if (!PublishWritten(inflight, current))
-                        return;
-                    Recycle(ref inflight);
-                }
-                if (current.Operations.Count == 0)
-                    break; // a batch that ran nothing ends the chain
-
-                if (!Prepare(current))
-                    continue; // its operations failed; the slot was reopened on the same base
-                if (current.EntryLength == 0)
-                {
-                    // Nothing to write (the operations changed nothing): durable as soon as what came before is,
-                    // and nothing is in flight.
-                    Release(current);
-                    var again = current.Base!;
-                    current.Reset();
-                    current.Open(_environment, again);
-                    current.BatchStarted = Stopwatch.GetTimestamp();
-                    continue;
-                }
-                current.WriteSubmitted = Stopwatch.GetTimestamp();
-                _writer.Submit(current);
-                inflight = current;
-                var next = NextSlot();
-                if (_environment.ScratchOverLimit)
-                {
-                    // Let the flusher catch up before taking more: finish what is in flight, then wait for
-                    // scratch memory with nothing pinned but the published state.
-                    SleepUntilWritten(inflight);
-                    if (!PublishWritten(inflight, null))
-                        return;
-                    Recycle(ref inflight);
-                    try
-                    {
-                        published = _environment.WaitForMergedScratch();
-                    }
-                    catch (Exception e)
-                    {
-                        FailQueued(e);
-                        _environment.LeaveMergedWrites();
-                        return;
-                    }
-                    next.Open(_environment, published);
-                }
-                else
-                {
-                    next.Open(_environment, current.Pending!);
-                }
-                current = next;
-                current.BatchStarted = Stopwatch.GetTimestamp();
-            }
-            _environment.DiscardMergedTransaction(current.Low!);
-            current.Reset();
-            _environment.LeaveMergedWrites();
+            RunChainLocked(ref current, ref inflight);
         }
         catch (Exception e)
         {
             // Not an operation's exception (those are caught where they run): the engine failed under the
-            // merger (the environment failed while a transaction was being prepared, say). What is durable
-            // is released; whatever else is held or queued fails with it, and the write lock goes. The thread
-            // lives on to fail later arrivals. An in-flight transaction whose write succeeded was published and
-            // its callers released by the journal writer; failing the slot then finds nothing left to fail.
+            // merger (a journal write failed, or the environment failed while a transaction was prepared).
+            // What is durable is released; whatever else is held or queued fails with it. The thread lives on
+            // to fail later arrivals. An in-flight transaction whose write succeeded was published and its
+            // callers released by the journal writer; failing the slot then finds nothing left to fail.
             if (inflight is not null)
             {
                 SleepUntilWritten(inflight);
                 FailSlot(inflight, e);
             }
             FailSlot(current, e);
-            FailQueued(e);
-            _environment.LeaveMergedWrites();
+            Queue.FailAll(e);
         }
+        finally
+        {
+            _pipeline.LeaveWrites();
+        }
+    }
+
+    private void RunChainLocked(ref CommitSlot<TTransaction> current, ref CommitSlot<TTransaction>? inflight)
+    {
+        current.OpenOnPublished(Stopwatch.GetTimestamp());
+        while (true)
+        {
+            FillBatch(current, ref inflight);
+            if (inflight is not null)
+            {
+                // Full while the previous write is still in flight.
+                SleepUntilWritten(inflight);
+                PublishWritten(inflight, current);
+                Recycle(ref inflight);
+            }
+            if (current.Operations.Count == 0)
+                break; // a batch that ran nothing ends the chain
+
+            if (!Prepare(current))
+                continue; // its operations failed; the slot was reopened on the same base
+            if (!current.HasEntry)
+            {
+                // Nothing to write (the operations changed nothing): durable as soon as what came before is,
+                // and nothing is in flight.
+                Release(current);
+                current.Reset();
+                current.OpenOnPublished(Stopwatch.GetTimestamp());
+                continue;
+            }
+            current.WriteSubmitted = Stopwatch.GetTimestamp();
+            _writer.Submit(current);
+            inflight = current;
+            var next = NextSlot();
+            if (_pipeline.ScratchOverLimit)
+            {
+                // Let the flusher catch up before taking more: finish what is in flight, then wait for
+                // scratch memory with nothing pinned but the published state.
+                SleepUntilWritten(inflight);
+                PublishWritten(inflight, null);
+                Recycle(ref inflight);
+                _pipeline.WaitForScratch();
+                current = next;
+                current.OpenOnPublished(Stopwatch.GetTimestamp());
+            }
+            else
+            {
+                next.OpenOnTopOf(current, Stopwatch.GetTimestamp());
+                current = next;
+            }
+        }
+        current.Transaction.Discard();
+        current.Reset();
+    }
+
+    /// <summary>
+    /// Runs queued operations in <paramref name="current"/> until it is full, or nothing is queued and nothing
+    /// is in flight, or the in-flight write returned and <paramref name="current"/> holds operations to commit.
+    /// </summary>
+    private void FillBatch(CommitSlot<TTransaction> current, ref CommitSlot<TTransaction>? inflight)
+    {
+        while (true)
+        {
+            if (inflight is not null && inflight.Written)
+            {
+                PublishWritten(inflight, current);
+                int released = inflight.Released;
+                Recycle(ref inflight);
+                // The disk is idle: commit what has run, once the callers just released have had a
+                // moment to send their next operations (otherwise each caller would only make every
+                // other batch, and batches would hold half the callers).
+                if (!_gatherFruitless || !Queue.IsEmpty)
+                    _gatherFruitless = GatherReturning(current, released) == 0;
+                if (current.Operations.Count > 0)
+                    return;
+            }
+            if (IsFull(current))
+                return;
+            if (Queue.TryDequeue(out var queued))
+            {
+                Execute(current, queued);
+                continue;
+            }
+            if (inflight is null)
+                return;
+            Queue.Sleep(inflight, orQueued: true);
+        }
+    }
+
+    private void SleepUntilWritten(CommitSlot<TTransaction> written)
+    {
+        while (!written.Written)
+            Queue.Sleep(written, orQueued: false);
     }
 
     /// <summary>
     /// Runs queued operations until <paramref name="expected"/> of them have arrived, the batch is full, or
-    /// the grace period (<see cref="StorageOptions.MergerReturnGrace"/>) passes, or half of it passes after
+    /// the grace period (<see cref="MergerSettings.ReturnGrace"/>) passes, or half of it passes after
     /// an arrival with no other; returns how many arrived. The wait spins (yielding): a sleep and wake-up
     /// would cost more than it saves.
     /// </summary>
-    private int GatherReturning(CommitSlot slot, int expected)
+    private int GatherReturning(CommitSlot<TTransaction> slot, int expected)
     {
-        long end = Stopwatch.GetTimestamp() + _returnGraceTicks;
+        long grace = _settings.ReturnGraceTicks;
+        long end = Stopwatch.GetTimestamp() + grace;
         long deadline = end;
         var spinner = new SpinWait();
         int arrived = 0;
         while (arrived < expected && !IsFull(slot))
         {
-            if (_queue.TryDequeue(out var queued))
+            if (Queue.TryDequeue(out var queued))
             {
-                _queueSlots.Release();
                 Execute(slot, queued);
                 arrived++;
                 // Released callers come back in a burst: a gap of half the grace ends it, so callers
                 // that went elsewhere do not hold the batch for the whole grace.
-                deadline = Math.Min(end, Stopwatch.GetTimestamp() + _returnGraceTicks / 2);
+                deadline = Math.Min(end, Stopwatch.GetTimestamp() + grace / 2);
                 continue;
             }
             if (Stopwatch.GetTimestamp() >= deadline)
@@ -291,18 +220,19 @@ internal sealed class TransactionMerger : IDisposable
         return arrived;
     }
 
-    private CommitSlot NextSlot()
+    private CommitSlot<TTransaction> NextSlot()
     {
         var slot = _slots[_nextSlot];
         _nextSlot ^= 1;
         return slot;
     }
 
-    private bool IsFull(CommitSlot slot)
+    private bool IsFull(CommitSlot<TTransaction> slot)
         => slot.Operations.Count > 0
-            && (slot.Low!.DirtyPageTotal >= _maxTransactionPages || Stopwatch.GetTimestamp() - slot.BatchStarted >= _maxBatchTicks);
+            && (slot.Transaction.DirtyPages >= _settings.MaxTransactionPages
+                || Stopwatch.GetTimestamp() - slot.BatchStarted >= _settings.MaxBatchTicks);
 
-    private void Execute(CommitSlot slot, QueuedOperation queued)
+    private void Execute(CommitSlot<TTransaction> slot, QueuedOperation<TTransaction> queued)
     {
         var operation = queued.Operation;
         if (!operation.TryStart(queued.Token))
@@ -313,7 +243,7 @@ internal sealed class TransactionMerger : IDisposable
         long wait = Stopwatch.GetTimestamp() - operation.EnqueuedAt;
         try
         {
-            operation.Execute(slot.Transaction!);
+            operation.Execute(slot.Transaction.Transaction);
         }
         catch (Exception e)
         {
@@ -332,19 +262,19 @@ internal sealed class TransactionMerger : IDisposable
     /// dropped and the operations that had succeeded run again in a fresh one on the same base. One that
     /// throws on the re-run fails too, and the batch starts over without it.
     /// </summary>
-    private void RerunBatch(CommitSlot slot)
+    private void RerunBatch(CommitSlot<TTransaction> slot)
     {
         while (true)
         {
             slot.Reruns++;
-            slot.Restart(_environment);
+            slot.Transaction.Restart();
             var operations = slot.Operations;
             int failedAt = -1;
             for (int i = 0; i < operations.Count; i++)
             {
                 try
                 {
-                    operations[i].Execute(slot.Transaction!);
+                    operations[i].Execute(slot.Transaction.Transaction);
                 }
                 catch (Exception e)
                 {
@@ -360,12 +290,12 @@ internal sealed class TransactionMerger : IDisposable
         }
     }
 
-    /// <summary>Builds the journal entry; false if that failed (its operations fail, the slot restarts on the same base).</summary>
-    private bool Prepare(CommitSlot slot)
+    /// <summary>The prepare stage; false if it failed (its operations fail, the slot restarts on the same base).</summary>
+    private bool Prepare(CommitSlot<TTransaction> slot)
     {
         try
         {
-            _environment.PrepareMergedCommit(slot);
+            slot.HasEntry = slot.Transaction.Prepare();
             return true;
         }
         catch (EnvironmentFailedException)
@@ -380,7 +310,7 @@ internal sealed class TransactionMerger : IDisposable
                 operation.Fail(e);
             }
             slot.Operations.Clear();
-            slot.Restart(_environment);
+            slot.Transaction.Restart();
             slot.BatchStarted = Stopwatch.GetTimestamp();
             return false;
         }
@@ -388,75 +318,54 @@ internal sealed class TransactionMerger : IDisposable
 
     /// <summary>
     /// The in-flight transaction's write returned, and the journal writer published it (<see cref="OnDurable"/>):
-    /// move the writer and the open transaction onto the published state. False if the write failed:
-    /// everything held and queued fails, and the write lock goes.
+    /// move the open transaction onto the published state. Throws the environment's failure if the write
+    /// failed (the chain then fails everything held and queued).
     /// </summary>
-    private bool PublishWritten(CommitSlot written, CommitSlot? open)
+    private void PublishWritten(CommitSlot<TTransaction> written, CommitSlot<TTransaction>? open)
     {
         if (written.WriteError is not null)
-        {
-            var failure = _environment.FailMergedWrite(written.WriteError);
-            if (open is not null)
-                FailSlot(open, failure);
-            FailSlot(written, failure);
-            FailQueued(failure);
-            _environment.LeaveMergedWrites();
-            return false;
-        }
-        var published = _environment.AdoptPublishedMergedCommit();
-        open?.Rebase(published);
-        return true;
+            throw _pipeline.FailWrite(written.WriteError);
+        open?.Transaction.Rebase();
     }
 
     /// <summary>
     /// On the journal writer's thread, as soon as the slot's entry is durable: publishes the transaction and
     /// releases its callers, so they come back for the next batch without waiting for the merger to wake.
     /// </summary>
-    private void OnDurable(CommitSlot slot)
+    private void OnDurable(CommitSlot<TTransaction> slot)
     {
-        _environment.PublishMergedCommit(slot);
+        slot.Transaction.Publish();
         slot.Released = slot.Operations.Count;
         Release(slot);
     }
 
     /// <summary>A slot whose transaction is published and whose callers are released: ready for reuse.</summary>
-    private static void Recycle(ref CommitSlot? slot)
+    private static void Recycle(ref CommitSlot<TTransaction>? slot)
     {
         slot!.Reset();
         slot = null;
     }
 
     /// <summary>Completes a durable transaction's operations in the order they ran, and records the batch.</summary>
-    private void Release(CommitSlot slot)
+    private void Release(CommitSlot<TTransaction> slot)
     {
         long now = Stopwatch.GetTimestamp();
-        Statistics.RecordBatch(slot.TransactionId, slot.Operations.Count, slot.QueueWaitTicks, slot.MaxQueueWaitTicks,
-            (slot.EntryLength == 0 ? now : slot.WriteSubmitted) - slot.BatchStarted,
-            slot.EntryLength == 0 ? 0 : slot.WriteCompleted - slot.WriteSubmitted, slot.Reruns);
+        Statistics.RecordBatch(slot.Transaction.TransactionId, slot.Operations.Count, slot.QueueWaitTicks, slot.MaxQueueWaitTicks,
+            (slot.HasEntry ? slot.WriteSubmitted : now) - slot.BatchStarted,
+            slot.HasEntry ? slot.WriteCompleted - slot.WriteSubmitted : 0, slot.Reruns);
         foreach (var operation in slot.Operations)
             operation.Succeed();
         slot.Operations.Clear();
     }
 
-    private void FailSlot(CommitSlot slot, Exception failure)
+    private static void FailSlot(CommitSlot<TTransaction> slot, Exception failure)
     {
         foreach (var operation in slot.Operations)
             operation.Fail(failure);
         slot.Operations.Clear();
-        if (slot.Low is not null && !slot.MayBePublished)
-            _environment.DiscardMergedTransaction(slot.Low);
+        if (slot.IsOpen && !slot.MayBePublished)
+            slot.Transaction.Discard();
         slot.Reset();
-    }
-
-    /// <summary>Fails every operation still queued (the environment failed, or cannot take writes now).</summary>
-    private void FailQueued(Exception failure)
-    {
-        while (_queue.TryDequeue(out var queued))
-        {
-            _queueSlots.Release();
-            if (queued.Operation.TryStart(queued.Token))
-                queued.Operation.Fail(failure);
-        }
     }
 
     /// <summary>
@@ -465,13 +374,7 @@ internal sealed class TransactionMerger : IDisposable
     /// </summary>
     public void Stop()
     {
-        _stopping = true;
-        // Full fence: the flag must be visible before the count is read (an enqueuer increments the count,
-        // a full fence too, before it reads the flag), or both could miss each other and an operation could
-        // be queued after the merger has drained and gone.
-        Interlocked.MemoryBarrier();
-        SpinWait.SpinUntil(() => Volatile.Read(ref _enqueuers) == 0);
-        _wake.Set();
+        Queue.Close();
         if (Thread.CurrentThread != _thread)
             _thread.Join();
     }
@@ -482,7 +385,6 @@ internal sealed class TransactionMerger : IDisposable
         _writer.Dispose();
         foreach (var slot in _slots)
             slot.Dispose();
-        _wake.Dispose();
-        _queueSlots.Dispose();
+        Queue.Dispose();
     }
 }

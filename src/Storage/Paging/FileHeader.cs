@@ -1,5 +1,4 @@
 using System.Runtime.InteropServices;
-using Cairn.Trees;
 
 namespace Cairn.Paging;
 
@@ -24,10 +23,8 @@ internal struct FileHeader
     public long Revision;
     /// <summary>The last transaction whose pages are all in the data file (and synced before this header was written).</summary>
     public long LastTransactionId;
-    /// <summary>Pages below this number have been allocated at some point; above it the file is unused.</summary>
-    public long NextPageNumber;
-    public long FreeSpaceDirectoryPage;
-    public TreeState RootTree;
+    /// <summary>Where the data starts as of <see cref="LastTransactionId"/>.</summary>
+    public RootRecord Root;
     /// <summary>
     /// Where recovery starts reading: the journal (sequence number) and offset just past the entry of
     /// <see cref="LastTransactionId"/>. Zero when no journal entry has been synced yet: then every journal is read.

@@ -1,6 +1,5 @@
 using Cairn.Journal;
 using Cairn.Paging;
-using Cairn.Trees;
 
 namespace Cairn.Transactions;
 
@@ -13,9 +12,7 @@ internal sealed class EnvironmentState(
     long transactionId,
     long epoch,
     PageTable pages,
-    long nextPageNumber,
-    TreeState rootTree,
-    long freeSpaceDirectoryPage,
+    RootRecord root,
     MappedView view,
     JournalPosition journalPosition)
 {
@@ -28,11 +25,14 @@ internal sealed class EnvironmentState(
     /// <summary>Newest committed version of every page whose data-file copy is not current.</summary>
     public PageTable Pages { get; } = pages;
 
-    public long NextPageNumber { get; } = nextPageNumber;
+    /// <summary>Where the data starts as of <see cref="TransactionId"/>: what its journal entry and, once synced, the file header hold.</summary>
+    public RootRecord Root { get; } = root;
 
-    public TreeState RootTree { get; } = rootTree;
+    public long NextPageNumber => Root.NextPageNumber;
 
-    public long FreeSpaceDirectoryPage { get; } = freeSpaceDirectoryPage;
+    public TreeState RootTree => Root.RootTree;
+
+    public long FreeSpaceDirectoryPage => Root.FreeSpaceDirectoryPage;
 
     public MappedView View { get; } = view;
 
@@ -41,5 +41,9 @@ internal sealed class EnvironmentState(
 
     /// <summary>The same transaction with another page table and view: what a flush publishes.</summary>
     public EnvironmentState WithPages(long epoch, PageTable pages, MappedView view)
-        => new(TransactionId, epoch, pages, NextPageNumber, RootTree, FreeSpaceDirectoryPage, view, JournalPosition);
+        => new(TransactionId, epoch, pages, Root, view, JournalPosition);
+
+    /// <summary>The state after a committed transaction, on this state's view.</summary>
+    public EnvironmentState Committed(long transactionId, long epoch, PageTable pages, RootRecord root, JournalPosition position)
+        => new(transactionId, epoch, pages, root, View, position);
 }

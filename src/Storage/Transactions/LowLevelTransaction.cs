@@ -61,6 +61,9 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess
     /// <summary>The root tree's metadata as this transaction has it (the writer updates it).</summary>
     public TreeState RootTree;
 
+    /// <summary>Where the data starts as of this transaction: what its journal entry records and its state publishes.</summary>
+    public RootRecord Root => new(_nextPageNumber, _state.FreeSpaceDirectoryPage, RootTree);
+
     public Dictionary<long, DirtyRun> DirtyPages => _dirty;
 
     public List<(long PageNumber, int Count)> FreedPages => _freed;

@@ -1,4 +1,5 @@
 using Cairn.Journal;
+using Cairn.Paging;
 using Cairn.Tests.Support;
 
 namespace Cairn.Tests.Journal;
@@ -36,7 +37,7 @@ public unsafe class JournalAllocationTests
                 writer.Begin(buffer, 77, Guid.Empty);
                 for (int i = 0; i < changes.Count; i++)
                     writer.AddPage(changes[i].PageNumber, changes[i].PageCount, pinned[i].Current.Pointer, pinned[i].Previous is null ? null : pinned[i].Previous!.Pointer);
-                return writer.Finish(300, 2, JournalTestEntries.SampleRoot, 0);
+                return writer.Finish(new RootRecord(300, 2, JournalTestEntries.SampleRoot), 0);
             }
 
             int Replay(long size)

@@ -2,7 +2,7 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
 using Cairn.Journal;
-using Cairn.Trees;
+using Cairn.Paging;
 
 namespace Cairn.Tests.Journal;
 
@@ -28,9 +28,7 @@ public class JournalEntryHeaderTests
             (nameof(JournalEntryHeader.UncompressedPayloadSize), 48),
             (nameof(JournalEntryHeader.PayloadSize), 56),
             (nameof(JournalEntryHeader.PayloadHash), 64),
-            (nameof(JournalEntryHeader.NextPageNumber), 72),
-            (nameof(JournalEntryHeader.FreeSpaceDirectoryPage), 80),
-            (nameof(JournalEntryHeader.RootTree), 88),
+            (nameof(JournalEntryHeader.Root), 72),
             (nameof(JournalEntryHeader.Timestamp), 136),
             (nameof(JournalEntryHeader.Reserved1), 144),
             (nameof(JournalEntryHeader.Reserved5), 176),
@@ -38,6 +36,16 @@ public class JournalEntryHeaderTests
         };
         foreach (var (field, offset) in expected)
             Assert.True(offset == (int)Marshal.OffsetOf<JournalEntryHeader>(field), $"{field} is at {Marshal.OffsetOf<JournalEntryHeader>(field)}, not {offset}");
+    }
+
+    [Fact]
+    public void Root_record_is_64_bytes_with_the_documented_offsets()
+    {
+        Assert.Equal(RootRecord.Size, Unsafe.SizeOf<RootRecord>());
+        Assert.Equal(64, RootRecord.Size);
+        Assert.Equal(0, (int)Marshal.OffsetOf<RootRecord>(nameof(RootRecord.NextPageNumber)));
+        Assert.Equal(8, (int)Marshal.OffsetOf<RootRecord>(nameof(RootRecord.FreeSpaceDirectoryPage)));
+        Assert.Equal(16, (int)Marshal.OffsetOf<RootRecord>(nameof(RootRecord.RootTree)));
     }
 
     [Fact]

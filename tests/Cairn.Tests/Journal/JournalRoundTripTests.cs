@@ -52,9 +52,9 @@ public unsafe class JournalRoundTripTests
             Assert.Equal(id, header.TransactionId);
             Assert.Equal(environment, header.EnvironmentId);
             Assert.Equal(changes.Length, header.PageCount);
-            Assert.Equal(next, header.NextPageNumber);
-            Assert.Equal(2, header.FreeSpaceDirectoryPage);
-            Assert.Equal(JournalTestEntries.SampleRoot, header.RootTree);
+            Assert.Equal(next, header.Root.NextPageNumber);
+            Assert.Equal(2, header.Root.FreeSpaceDirectoryPage);
+            Assert.Equal(JournalTestEntries.SampleRoot, header.Root.RootTree);
             Assert.Equal(id ^ 77, header.Timestamp);
             Assert.Equal(writer.LastEntry.Compressed, (header.Flags & JournalEntryFlags.Compressed) != 0);
             Assert.True(entry.AsSpan(JournalEntryHeader.Size + (int)header.PayloadSize).IndexOfAnyExcept((byte)0) < 0, "padding is zeros");

@@ -71,7 +71,7 @@ public unsafe class JournalSizeTests(ITestOutputHelper output)
                     byte* previous = pageNumber < before.Low.State.NextPageNumber ? before.Low.GetPage(pageNumber) : null;
                     w.AddPage(pageNumber, version.PageCount, (byte*)version.Pointer, previous);
                 }
-                w.Finish(after.Low.State.NextPageNumber, after.Low.State.FreeSpaceDirectoryPage, after.Low.State.RootTree, 0);
+                w.Finish(after.Low.State.Root, 0);
             }
             CountBytes(buffer, byEncoding, largeDiffs);
             var stats = writer.LastEntry;

@@ -125,7 +125,7 @@ internal static unsafe class JournalTestEntries
             fixed (byte* previous = change.Previous)
                 writer.AddPage(change.PageNumber, change.PageCount, current, previous);
         }
-        long size = writer.Finish(nextPageNumber, 2, SampleRoot, timestamp);
+        long size = writer.Finish(new RootRecord(nextPageNumber, 2, SampleRoot), timestamp);
         return new ReadOnlySpan<byte>(buffer.Pointer, (int)size).ToArray();
     }
 
@@ -165,9 +165,7 @@ internal static unsafe class JournalTestEntries
             UncompressedPayloadSize = uncompressedSize < 0 ? payload.Length : uncompressedSize,
             PayloadSize = payload.Length,
             PayloadHash = XxHash64.Hash(payload, unchecked((ulong)transactionId)),
-            NextPageNumber = nextPageNumber,
-            FreeSpaceDirectoryPage = 2,
-            RootTree = SampleRoot,
+            Root = new RootRecord(nextPageNumber, 2, SampleRoot),
         };
         MemoryMarshal.Write(entry, in header);
         Reseal(entry);

@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using Cairn.Paging;
 using Cairn.Trees;
 
 namespace Cairn.Tests.Trees;

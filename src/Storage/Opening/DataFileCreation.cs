@@ -1,7 +1,7 @@
 using Cairn.Pal;
 using Cairn.Paging;
 
-namespace Cairn;
+namespace Cairn.Opening;
 
 /// <summary>
 /// Creates a new data file atomically: it is formatted (pages and both header copies, synced) under a

@@ -1,9 +1,10 @@
 using System.Threading.Tasks.Sources;
+using Cairn.Merger;
 
-namespace Cairn.Merger;
+namespace Cairn;
 
 /// <summary>An operation with no result: <c>WriteAsync(state, static (tx, state) =&gt; ...)</c>.</summary>
-internal sealed class MergedAction<TState> : MergedOperation, IValueTaskSource
+internal sealed class MergedAction<TState> : MergedOperation<WriteTransaction>, IValueTaskSource
 {
     // Completion itself runs on a thread-pool thread (MergedOperation.Succeed/Fail), so continuations run
     // inline there, never on the merger's thread.

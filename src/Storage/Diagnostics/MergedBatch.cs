@@ -1,4 +1,4 @@
-namespace Cairn.Merger;
+namespace Cairn.Diagnostics;
 
 /// <summary>
 /// One transaction the merger committed: how many callers' operations it held, how long they had waited

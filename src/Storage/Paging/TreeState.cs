@@ -1,13 +1,13 @@
 using System.Runtime.InteropServices;
 
-namespace Cairn.Trees;
+namespace Cairn.Paging;
 
 /// <summary>
 /// A tree's metadata, stored as the value of its name in the root tree (and, for the root tree
 /// itself, in the file header). Layout in docs/on-disk-format.md.
 /// </summary>
 [StructLayout(LayoutKind.Sequential, Pack = 1)]
-public struct TreeState
+internal struct TreeState
 {
     public const int Size = 48;
 

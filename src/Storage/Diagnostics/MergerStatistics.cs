@@ -1,9 +1,8 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text;
-using Cairn.Diagnostics;
 
-namespace Cairn.Merger;
+namespace Cairn.Diagnostics;
 
 /// <summary>
 /// What the transaction merger has done since the environment opened: totals, and the most recent

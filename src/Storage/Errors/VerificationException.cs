@@ -1,15 +1,5 @@
 namespace Cairn;
 
-/// <summary>What <see cref="StorageEnvironment.Verify"/> checked, page by page.</summary>
-public sealed record VerificationReport(
-    long TransactionId,
-    long TotalPages,
-    long PagesInUse,
-    long FreePages,
-    long PagesWaitingForReaders,
-    int Trees,
-    long Entries);
-
 /// <summary>The environment's structures are inconsistent; every problem found is listed.</summary>
 public sealed class VerificationException(string dataFilePath, IReadOnlyList<string> problems)
     : Exception($"Verification of '{dataFilePath}' found {problems.Count} problem(s):{Environment.NewLine}  " +

@@ -4,7 +4,7 @@ using Cairn.Paging;
 using Cairn.Transactions;
 using Cairn.Trees;
 
-namespace Cairn;
+namespace Cairn.Opening;
 
 /// <summary>
 /// Lays out a new data file through the normal page paths: the free-space directory (page 2), its
@@ -21,7 +21,7 @@ internal static unsafe class EnvironmentFormatter
     {
         dataFile.EnsureCapacity(InitialPages);
         using var view = dataFile.Map();
-        var empty = new EnvironmentState(0, 0, PageTable.Empty, DataFile.HeaderPages, default, DirectoryPage, view, default);
+        var empty = new EnvironmentState(0, 0, PageTable.Empty, new RootRecord(DataFile.HeaderPages, DirectoryPage, default), view, default);
         var dirty = new Dictionary<long, LowLevelTransaction.DirtyRun>();
         var freeSpace = FreeSpaceMap.CreateEmpty(DirectoryPage);
         var tx = LowLevelTransaction.ForWriting(dataFile, scratch, empty, freeSpace, dirty, []);
@@ -45,9 +45,7 @@ internal static unsafe class EnvironmentFormatter
                 PageSize = StorageConstants.PageSize,
                 EnvironmentId = Guid.NewGuid(),
                 LastTransactionId = 0,
-                NextPageNumber = next,
-                FreeSpaceDirectoryPage = DirectoryPage,
-                RootTree = rootTree,
+                Root = new RootRecord(next, DirectoryPage, rootTree),
             });
         }
         finally

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Cairn.Diagnostics;
 using Cairn.Flushing;
 using Cairn.FreeSpace;
@@ -8,30 +7,18 @@ using Cairn.Paging;
 using Cairn.Recovery;
 using Cairn.Transactions;
 using Microsoft.Extensions.Logging;
-using Microsoft.Extensions.Logging.Abstractions;
 
-namespace Cairn;
+namespace Cairn.Opening;
 
-public sealed unsafe partial class StorageEnvironment
+/// <summary>
+/// Everything an open does before the environment runs: creates the directories and the data file if
+/// needed (durably), validates the header against the file, replays the journals, and builds the first
+/// state, the free-space map and the journal writer on what recovery found.
+/// </summary>
+internal static unsafe class EnvironmentOpener
 {
-    /// <summary>
-    /// Opens (creating if needed) the environment in <see cref="StorageOptions.DirectoryPath"/>. If the
-    /// last process did not close it cleanly, the journals are replayed first: every transaction whose
-    /// commit returned is there afterwards, and nothing of one that did not return is half there.
-    /// </summary>
-    /// <exception cref="EnvironmentLockedException">Another process (or instance) has it open.</exception>
-    /// <exception cref="JournalCorruptionException">A journal is damaged where recovery needs it (the message names the file and offset).</exception>
-    /// <exception cref="PageCorruptionException">A page does not validate.</exception>
-    /// <exception cref="StorageFormatException">The data file is not a Cairn data file, or both header copies are damaged.</exception>
-    public static StorageEnvironment Open(StorageOptions options)
+    public static OpenedEnvironment Open(string directory, string dataFileName, OpenSettings settings, ILogger logger)
     {
-        ArgumentNullException.ThrowIfNull(options);
-        StorageOptionsValidation.Validate(options);
-        long started = Stopwatch.GetTimestamp();
-        var logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger(Log.Category);
-        var sizing = new JournalSizing(options.InitialJournalSize, options.MaxJournalSize);
-
-        string directory = options.DirectoryPath;
         string journals = Path.Combine(directory, JournalFileName.DirectoryName);
         bool newDirectories = !Directory.Exists(journals);
         CreateDirectories(directory, journals);
@@ -39,8 +26,8 @@ public sealed unsafe partial class StorageEnvironment
         DataFileWriterSetup.EnsureConfigured();
         ReportWriterBackend(logger);
 
-        string dataPath = Path.Combine(directory, DataFileName);
-        if (DataFileCreation.EnsureExists(dataPath, options.LockWaitTimeout))
+        string dataPath = Path.Combine(directory, dataFileName);
+        if (DataFileCreation.EnsureExists(dataPath, settings.LockWaitTimeout))
             newDirectories = true;
         if (newDirectories)
         {
@@ -51,7 +38,7 @@ public sealed unsafe partial class StorageEnvironment
                 PalFileSystem.SyncDirectory(parent);
         }
 
-        var dataFile = DataFile.Open(dataPath, options.LockWaitTimeout);
+        var dataFile = DataFile.Open(dataPath, settings.LockWaitTimeout);
         var scratch = new ScratchAllocator();
         RecoveryResult? recovery = null;
         PageTable? pages = null;
@@ -71,34 +58,25 @@ public sealed unsafe partial class StorageEnvironment
 
             // Replayed pages stay in scratch memory (and become the first state's page table) up to half the
             // limit; a spill rewrites them all and makes the next entries read them back, so it is the exception.
-            long recoveryBudget = options.MaxScratchBytes / 2;
+            long recoveryBudget = settings.MaxScratchBytes / 2;
             recovery = JournalRecovery.Run(journals, header, dataFile, scratch, recoveryBudget, logger);
             var builder = PageTable.Empty.ToBuilder();
             foreach (var (pageNumber, version) in recovery.Pages)
                 builder.Set(pageNumber, version);
             pages = builder.ToImmutable();
 
-            var last = recovery.LastEntry;
-            var state = new EnvironmentState(recovery.LastTransactionId, epoch: 1, pages,
-                last?.NextPageNumber ?? header.NextPageNumber, last?.RootTree ?? header.RootTree,
-                last?.FreeSpaceDirectoryPage ?? header.FreeSpaceDirectoryPage, dataFile.Map(), recovery.Position);
+            var state = new EnvironmentState(recovery.LastTransactionId, epoch: 1, pages, recovery.LastEntry?.Root ?? header.Root,
+                dataFile.Map(), recovery.Position);
             var freeSpace = FreeSpaceMap.Load(LowLevelTransaction.ForReading(dataFile, scratch, state),
                 state.FreeSpaceDirectoryPage, state.NextPageNumber);
             // Replay rebuilt runs that later replayed transactions freed; the recovered map says which.
             pages = FreedRecoveredRuns.Drop(pages, freeSpace, scratch, dataFile.FilePath, out _);
             state = state.WithPages(state.Epoch, pages, state.View);
-            var ioStats = new IoStats(options.IoStatsCapacity);
-            var journal = new WriteAheadJournal(journals, sizing, ioStats, logger, options.SlowJournalWriteThreshold,
+            var ioStats = new IoStats(settings.IoStatsCapacity);
+            var journal = new WriteAheadJournal(journals, settings.JournalSizing, ioStats, logger, settings.SlowJournalWriteThreshold,
                 recovery.NextSequence, recovery.RetainedJournals, recovery.RecyclableJournals, recovery.NextRecyclableNumber,
-                options.PrepareSpareJournals);
-            var environment = new StorageEnvironment(options, logger, ioStats, dataFile, headers, scratch, state, freeSpace, journal);
-            if (recovery.TransactionsReplayed > 0)
-                environment._unflushedSince = Stopwatch.GetTimestamp();
-            environment._flushThread = new FlushThread("cairn-flusher", environment.RunFlushCycle);
-            journal.RequestSpare();
-            Log.EnvironmentOpened(logger, directory, state.TransactionId, dataFile.PageCount, recovery.TransactionsReplayed,
-                Stopwatch.GetElapsedTime(started).TotalMilliseconds);
-            return environment;
+                settings.PrepareSpareJournals);
+            return new OpenedEnvironment(dataFile, headers, scratch, state, freeSpace, journal, ioStats, recovery.TransactionsReplayed);
         }
         catch
         {
@@ -163,11 +141,12 @@ public sealed unsafe partial class StorageEnvironment
 
     private static void CheckHeaderAgainstFile(FileHeader header, DataFile dataFile)
     {
-        if (header.NextPageNumber < DataFile.HeaderPages || header.NextPageNumber > dataFile.PageCount)
+        var root = header.Root;
+        if (root.NextPageNumber < DataFile.HeaderPages || root.NextPageNumber > dataFile.PageCount)
             throw new StorageFormatException(dataFile.FilePath, 0,
-                $"the header counts {header.NextPageNumber} pages in use but the file holds {dataFile.PageCount} (truncated file?)");
-        if (header.RootTree.RootPage < DataFile.HeaderPages || header.RootTree.RootPage >= header.NextPageNumber ||
-            header.FreeSpaceDirectoryPage < DataFile.HeaderPages || header.FreeSpaceDirectoryPage >= header.NextPageNumber)
+                $"the header counts {root.NextPageNumber} pages in use but the file holds {dataFile.PageCount} (truncated file?)");
+        if (root.RootTree.RootPage < DataFile.HeaderPages || root.RootTree.RootPage >= root.NextPageNumber ||
+            root.FreeSpaceDirectoryPage < DataFile.HeaderPages || root.FreeSpaceDirectoryPage >= root.NextPageNumber)
             throw new StorageFormatException(dataFile.FilePath, 0, "the header points at pages outside the file");
     }
 }

@@ -1,71 +1,49 @@
 using Cairn.FreeSpace;
 using Cairn.Paging;
+using Cairn.Transactions;
 using Cairn.Trees;
-using Cairn.Verification;
 
-namespace Cairn;
+namespace Cairn.Verification;
 
-public sealed unsafe partial class StorageEnvironment
+/// <summary>
+/// Checks a whole snapshot: every tree's key order, separator bounds, depth, counts and page checksums,
+/// that every page below the high-water mark is exactly one of in use, free, or freed but waiting for
+/// readers, and that the page table's runs neither overlap nor cover free pages. The caller holds the
+/// write lock, so the free-space mirror and the waiting pages stand still.
+/// </summary>
+internal static unsafe class EnvironmentVerifier
 {
-    /// <summary>
-    /// Checks the whole environment as of the last commit: every tree's key order, separator bounds,
-    /// depth, counts and page checksums, and that every page below the high-water mark is exactly
-    /// one of in use, free, or freed but waiting for readers. Holds the write lock while it runs.
-    /// Throws <see cref="VerificationException"/> listing every problem.
-    /// </summary>
-    public VerificationReport Verify()
+    /// <param name="tx">A read transaction on the snapshot to check.</param>
+    /// <param name="freeSpace">The writer's free-space map (which pages it could hand out now).</param>
+    /// <param name="waiting">Freed pages not yet allocatable (StatePublisher.WaitingPages).</param>
+    /// <exception cref="VerificationException">Any problem; the message lists every one.</exception>
+    public static VerificationSummary Verify(LowLevelTransaction tx, FreeSpaceMap freeSpace, HashSet<long> waiting, string dataFilePath)
     {
-        ThrowIfDisposed();
-        if (!_writeLock.Wait(_options.WriteTransactionTimeout))
-            throw new WriteTransactionTimeoutException(_options.WriteTransactionTimeout);
-        try
-        {
-            ReclaimUnreachable();
-            using var tx = BeginRead();
-            return VerifySnapshot(tx);
-        }
-        finally
-        {
-            _writeLock.Release();
-        }
-    }
-
-    private VerificationReport VerifySnapshot(ReadTransaction tx)
-    {
-        var state = tx.Low.State;
+        var state = tx.State;
         var owners = new PageOwnership(state.NextPageNumber);
         owners.Claim(0, (int)DataFile.HeaderPages, "the file header");
-        ClaimFreeSpacePages(tx.Low, state.FreeSpaceDirectoryPage, owners);
+        ClaimFreeSpacePages(tx, state.FreeSpaceDirectoryPage, owners);
 
-        var root = tx.RootTree;
+        var root = new BTree(tx, state.RootTree);
         VerifyTree(root, "the root tree", owners);
         int trees = 0;
         long entries = 0;
-        foreach (var name in tx.GetTreeNames())
+        foreach (var name in TreeNames(root))
         {
-            var tree = tx.OpenTree(name);
-            VerifyTree(tree.Inner, $"tree '{name}'", owners);
+            if (!TreeDirectory.TryRead(root, name, out var treeState, dataFilePath))
+                continue;
+            VerifyTree(new BTree(tx, treeState), $"tree '{name}'", owners);
             trees++;
-            entries += tree.Count;
-        }
-
-        // The flusher reclaims too (moving freed pages from "waiting for readers" to "waiting for the
-        // writer"): take the list under the state lock. Only the writer, which this holds, makes them available.
-        var waiting = new HashSet<long>();
-        lock (_stateLock)
-        {
-            foreach (var (page, count) in _reclaimer.WaitingPages)
-                for (long p = page; p < page + count; p++)
-                    waiting.Add(p);
+            entries += treeState.EntryCount;
         }
 
         long free = 0;
         for (long page = 0; page < state.NextPageNumber; page++)
         {
-            bool marked = FreeSpaceMap.IsMarkedFree(tx.Low, state.FreeSpaceDirectoryPage, page);
+            bool marked = FreeSpaceMap.IsMarkedFree(tx, state.FreeSpaceDirectoryPage, page);
             bool used = owners.IsClaimed(page);
             bool isWaiting = waiting.Contains(page);
-            bool available = _freeSpace.IsAvailable(page);
+            bool available = freeSpace.IsAvailable(page);
             if (used && marked)
                 owners.Problems.Add($"page {page} is in use and also marked free");
             else if (!used && !marked)
@@ -79,11 +57,20 @@ public sealed unsafe partial class StorageEnvironment
             if (page >= state.NextPageNumber)
                 owners.Problems.Add($"page {page} waits for readers but is beyond the high-water mark {state.NextPageNumber}");
 
-        CheckPageTable(tx.Low, state, owners.Problems);
+        CheckPageTable(tx, state, owners.Problems);
 
         if (owners.Problems.Count > 0)
-            throw new VerificationException(_dataFile.FilePath, owners.Problems);
-        return new VerificationReport(state.TransactionId, state.NextPageNumber, owners.Claimed, free - waiting.Count, waiting.Count, trees, entries);
+            throw new VerificationException(dataFilePath, owners.Problems);
+        return new VerificationSummary(state.TransactionId, state.NextPageNumber, owners.Claimed, free - waiting.Count, waiting.Count, trees, entries);
+    }
+
+    private static List<string> TreeNames(BTree root)
+    {
+        var names = new List<string>();
+        var cursor = new BTreeCursor(root);
+        for (bool more = cursor.First(); more; more = cursor.MoveNext())
+            names.Add(TreeDirectory.DecodeName(cursor.Key));
+        return names;
     }
 
     /// <summary>
@@ -91,7 +78,7 @@ public sealed unsafe partial class StorageEnvironment
     /// overlapping ranges) and none may cover a page the free-space map marks free (a live version of a
     /// free page is one the allocator will hand out again in another shape).
     /// </summary>
-    private static void CheckPageTable(Transactions.LowLevelTransaction tx, Transactions.EnvironmentState state, List<string> problems)
+    private static void CheckPageTable(LowLevelTransaction tx, EnvironmentState state, List<string> problems)
     {
         long previousStart = -1, previousEnd = 0, previousTransaction = 0;
         foreach (var (pageNumber, version) in state.Pages)
@@ -127,7 +114,7 @@ public sealed unsafe partial class StorageEnvironment
         }
     }
 
-    private static void ClaimFreeSpacePages(Transactions.LowLevelTransaction tx, long directoryPage, PageOwnership owners)
+    private static void ClaimFreeSpacePages(LowLevelTransaction tx, long directoryPage, PageOwnership owners)
     {
         owners.Claim(directoryPage, 1, "the free-space directory");
         byte* directory = tx.GetPage(directoryPage);
@@ -144,3 +131,7 @@ public sealed unsafe partial class StorageEnvironment
         public void OnPages(long firstPage, int count, TreePageKind kind) => owners.Claim(firstPage, count, $"{owner} ({kind})");
     }
 }
+
+/// <summary>What a verification that found no problem counted (the public VerificationReport carries it).</summary>
+internal readonly record struct VerificationSummary(long TransactionId, long HighWaterMark, long PagesInUse, long FreePages,
+    long PagesWaitingForReaders, int Trees, long Entries);

@@ -1,9 +1,10 @@
 using System.Threading.Tasks.Sources;
+using Cairn.Merger;
 
-namespace Cairn.Merger;
+namespace Cairn;
 
 /// <summary>An operation with a result: <c>WriteAsync(state, static (tx, state) =&gt; result)</c>.</summary>
-internal sealed class MergedFunction<TState, TResult> : MergedOperation, IValueTaskSource<TResult>
+internal sealed class MergedFunction<TState, TResult> : MergedOperation<WriteTransaction>, IValueTaskSource<TResult>
 {
     private ManualResetValueTaskSourceCore<TResult> _core = new() { RunContinuationsAsynchronously = false };
     private Func<WriteTransaction, TState, TResult>? _operation;

@@ -1,0 +1,35 @@
+using System.Diagnostics;
+using Cairn.Diagnostics;
+using Cairn.Journal.Files;
+using Cairn.Opening;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace Cairn;
+
+public sealed partial class StorageEnvironment
+{
+    /// <summary>
+    /// Opens (creating if needed) the environment in <see cref="StorageOptions.DirectoryPath"/>. If the
+    /// last process did not close it cleanly, the journals are replayed first: every transaction whose
+    /// commit returned is there afterwards, and nothing of one that did not return is half there.
+    /// </summary>
+    /// <exception cref="EnvironmentLockedException">Another process (or instance) has it open.</exception>
+    /// <exception cref="JournalCorruptionException">A journal is damaged where recovery needs it (the message names the file and offset).</exception>
+    /// <exception cref="PageCorruptionException">A page does not validate.</exception>
+    /// <exception cref="StorageFormatException">The data file is not a Cairn data file, or both header copies are damaged.</exception>
+    public static StorageEnvironment Open(StorageOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        StorageOptionsValidation.Validate(options);
+        long started = Stopwatch.GetTimestamp();
+        var logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger(Log.Category);
+        var settings = new OpenSettings(options.LockWaitTimeout, options.MaxScratchBytes, options.IoStatsCapacity,
+            new JournalSizing(options.InitialJournalSize, options.MaxJournalSize), options.SlowJournalWriteThreshold,
+            options.PrepareSpareJournals);
+        var opened = EnvironmentOpener.Open(options.DirectoryPath, DataFileName, settings, logger);
+        var environment = new StorageEnvironment(options, logger, opened);
+        Log.EnvironmentOpened(logger, options.DirectoryPath, opened.InitialState.TransactionId, opened.DataFile.PageCount,
+            opened.TransactionsReplayed, Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+        return environment;
+    }
+}

@@ -1,0 +1,109 @@
+using Cairn.Diagnostics;
+using Cairn.Merger;
+
+namespace Cairn;
+
+public sealed partial class StorageEnvironment : IAsyncDisposable
+{
+    // Guards creating the merger (on the first WriteAsync) against a concurrent close.
+    private readonly Lock _mergerGate = new();
+    private TransactionMerger<WriteTransaction>? _merger;
+    private readonly MergerStatistics _mergerStatistics = new();
+
+    /// <summary>
+    /// Queues <paramref name="operation"/> to run, with many other callers' operations, in one write
+    /// transaction of the transaction merger; the task completes when that transaction is durable.
+    /// </summary>
+    /// <remarks>
+    /// <para>The operation runs later, on the merger's thread: pass what it needs through
+    /// <paramref name="state"/> (a static lambda allocates nothing), and copy spans into the state first.
+    /// It must not commit or dispose the transaction, and must not block or wait for other work (least of all
+    /// another <c>WriteAsync</c>): every other caller's operation waits for it.</para>
+    /// <para>An operation that throws fails alone: the transaction is rolled back and the batch's other
+    /// operations run again without it, so an operation may run more than once: keep side effects
+    /// other than on the transaction out of it.</para>
+    /// <para>Cancellation counts until the merger takes the operation. A full queue
+    /// (<see cref="StorageOptions.MergerMaxQueuedOperations"/>) makes the caller wait, up to
+    /// <see cref="StorageOptions.MergerQueueTimeout"/>, then the task fails with <see cref="MergerQueueFullException"/>.
+    /// A failed journal write fails this and every later operation with <see cref="EnvironmentFailedException"/>.</para>
+    /// </remarks>
+    public ValueTask WriteAsync<TState>(TState state, Action<WriteTransaction, TState> operation, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        var queue = Merger.Queue;
+        if (cancellationToken.IsCancellationRequested)
+            return ValueTask.FromCanceled(cancellationToken);
+        if (_failure.HasFailed)
+            return ValueTask.FromException(_failure.Exception());
+        var merged = MergedAction<TState>.Rent(operation, state);
+        var task = merged.Task;
+        if (!queue.TryEnqueue(merged, cancellationToken))
+            return MergerBackPressure.EnqueueWhenRoom(queue, merged, task, cancellationToken);
+        return task;
+    }
+
+    /// <summary>
+    /// Like <see cref="WriteAsync{TState}(TState, Action{WriteTransaction, TState}, CancellationToken)"/>, for an
+    /// operation with a result, which the task returns once the transaction holding the operation is durable.
+    /// </summary>
+    public ValueTask<TResult> WriteAsync<TState, TResult>(TState state, Func<WriteTransaction, TState, TResult> operation,
+        CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        var queue = Merger.Queue;
+        if (cancellationToken.IsCancellationRequested)
+            return ValueTask.FromCanceled<TResult>(cancellationToken);
+        if (_failure.HasFailed)
+            return ValueTask.FromException<TResult>(_failure.Exception());
+        var merged = MergedFunction<TState, TResult>.Rent(operation, state);
+        var task = merged.Task;
+        if (!queue.TryEnqueue(merged, cancellationToken))
+            return MergerBackPressure.EnqueueWhenRoom(queue, merged, task, cancellationToken);
+        return task;
+    }
+
+    /// <summary>What the transaction merger has done so far (all zeros until the first <c>WriteAsync</c>).</summary>
+    public MergerStatistics MergerStats => _mergerStatistics;
+
+    /// <summary>Drains the merger's queue (every queued operation runs and commits), then closes as <see cref="Dispose"/> does.</summary>
+    public ValueTask DisposeAsync()
+    {
+        var merger = _merger;
+        if (merger is null || Volatile.Read(ref _disposed) != 0 || _userWriterOpen)
+        {
+            Dispose();
+            return ValueTask.CompletedTask;
+        }
+        return MergerBackPressure.StopThenDispose(merger.Stop, Dispose);
+    }
+
+    private TransactionMerger<WriteTransaction> Merger
+    {
+        get
+        {
+            ThrowIfDisposed();
+            var merger = Volatile.Read(ref _merger);
+            if (merger is not null)
+                return merger;
+            lock (_mergerGate)
+            {
+                ThrowIfDisposed();
+                return _merger ??= new TransactionMerger<WriteTransaction>(new MergedWrites(this), MergerSettingsFrom(_options), _mergerStatistics);
+            }
+        }
+    }
+
+    private static MergerSettings MergerSettingsFrom(StorageOptions options)
+        => new(options.MergerMaxQueuedOperations, options.MergerQueueTimeout,
+            Math.Max(1, options.MergerMaxTransactionBytes / Paging.StorageConstants.PageSize), options.MergerMaxBatchDuration,
+            options.MergerReturnGrace);
+
+    /// <summary>Dispose's first step: no new operations, every queued one committed (or failed).</summary>
+    private void StopMerger()
+    {
+        TransactionMerger<WriteTransaction>? merger;
+        lock (_mergerGate)
+            merger = _merger;
+        merger?.Stop();
+    }
+}

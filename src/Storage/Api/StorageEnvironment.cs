@@ -1,0 +1,292 @@
+using Cairn.Commit;
+using Cairn.Diagnostics;
+using Cairn.Errors;
+using Cairn.Flushing;
+using Cairn.FreeSpace;
+using Cairn.Journal.Files;
+using Cairn.Merger;
+using Cairn.Paging;
+using Cairn.Transactions;
+using Cairn.Verification;
+using Microsoft.Extensions.Logging;
+
+namespace Cairn;
+
+/// <summary>
+/// An open environment: one data file of 8 KiB pages, any number of named trees, one writer and any
+/// number of snapshot readers. Readers never block the writer and never see a partial commit. A commit
+/// is durable when <see cref="WriteTransaction.Commit"/> returns: its journal entry has been written
+/// with one O_DIRECT|O_DSYNC write. Committed pages reach the data file later, from a background
+/// thread that flushes, syncs and then deletes the journals the sync covers; recovery on open replays
+/// whatever the data file lacks.
+/// </summary>
+/// <remarks>
+/// This class is wiring and the public API. The work is done by its components (docs/design.md, "Reading
+/// order"): <see cref="StatePublisher"/> (published states, readers, reclamation), <see cref="WriterLock"/>
+/// (the one writer), <see cref="CommitPipeline"/> (prepare, write, publish), <see cref="FlushScheduler"/>
+/// (flush and sync), <see cref="TransactionMerger{T}"/> (<see cref="WriteAsync{TState}"/>).
+/// </remarks>
+public sealed partial class StorageEnvironment : IDisposable
+{
+    public const string DataFileName = "cairn.data";
+
+    private readonly StorageOptions _options;
+    private readonly ILogger _logger;
+    private readonly DataFile _dataFile;
+    private readonly ScratchAllocator _scratch;
+    private readonly FreeSpaceMap _freeSpace;
+    private readonly WriteAheadJournal _journal;
+    private readonly FailureLatch _failure;
+    private readonly StatePublisher _states;
+    private readonly ScratchBudget _budget;
+    private readonly WriterLock _writer;
+    private readonly CommitPipeline _pipeline;
+    private readonly FlushScheduler _flusher;
+    private readonly ReadContextPool _readContexts = new();
+    // The BeginWrite transaction's dirty-page map and freed list, reused: no allocation per commit.
+    private readonly Dictionary<long, LowLevelTransaction.DirtyRun> _writerDirtyPages = [];
+    private readonly List<(long, int)> _writerFreedPages = [];
+    // A BeginWrite transaction is open (as opposed to the merger holding the write lock).
+    private volatile bool _userWriterOpen;
+    private int _disposed;
+
+    private StorageEnvironment(StorageOptions options, ILogger logger, Opening.OpenedEnvironment opened)
+    {
+        _options = options;
+        _logger = logger;
+        _dataFile = opened.DataFile;
+        _scratch = opened.Scratch;
+        _freeSpace = opened.FreeSpace;
+        _journal = opened.Journal;
+        IoStats = opened.IoStats;
+        _failure = new FailureLatch(options.DirectoryPath, logger);
+        _states = new StatePublisher(opened.InitialState, _scratch);
+        _budget = new ScratchBudget(_scratch, options.MaxScratchBytes, options.ScratchWaitTimeout, _failure, logger);
+        _writer = new WriterLock(_states, _freeSpace, _budget, _failure);
+        _flusher = new FlushScheduler(_states, new DataFileFlushTarget(_dataFile, opened.Headers, _journal), _budget, _scratch, _failure,
+            new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalSize),
+            IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId);
+        _pipeline = new CommitPipeline(_states, _journal, _freeSpace, _failure, opened.Headers.Current.EnvironmentId, logger, OnPublished);
+        _flusher.Start(unflushedWork: opened.TransactionsReplayed > 0);
+        _journal.RequestSpare();
+    }
+
+    public string DirectoryPath => _options.DirectoryPath;
+
+    internal string DataFilePath => _dataFile.FilePath;
+
+    internal string JournalDirectoryPath => _journal.DirectoryPath;
+
+    /// <summary>The id of the last committed transaction.</summary>
+    public long LastCommittedTransactionId => _states.Current.TransactionId;
+
+    /// <summary>The last transaction whose pages are all in the data file and synced (what a restart need not replay).</summary>
+    public long LastSyncedTransactionId => _flusher.SyncedUpTo;
+
+    /// <summary>Every journal write, data-file flush and sync of this environment, most recent first out (see <see cref="Diagnostics.IoStats"/>).</summary>
+    public IoStats IoStats { get; }
+
+    /// <summary>True once an I/O failure has stopped the environment from accepting writes (see <see cref="EnvironmentFailedException"/>).</summary>
+    public bool HasFailed => _failure.HasFailed;
+
+    /// <summary>Starts a read transaction on the latest committed state. It never blocks and is never blocked.</summary>
+    public ReadTransaction BeginRead()
+    {
+        ThrowIfDisposed();
+        var context = _readContexts.TryRent()
+            ?? new ReadContext(LowLevelTransaction.ForReading(_dataFile, _scratch, _states.Current), _states.Readers.Reserve(), _readContexts);
+        context.Bind(_states.Pin(context.ReaderSlot));
+        return new ReadTransaction(this, context);
+    }
+
+    /// <summary>Starts the write transaction, waiting up to <see cref="StorageOptions.WriteTransactionTimeout"/> for the current one.</summary>
+    public WriteTransaction BeginWrite() => BeginWrite(_options.WriteTransactionTimeout);
+
+    public WriteTransaction BeginWrite(TimeSpan timeout)
+    {
+        ThrowIfDisposed();
+        _failure.ThrowIfFailed();
+        if (!_writer.TryAcquire(timeout))
+            throw new WriteTransactionTimeoutException(timeout);
+        ThrowIfDisposedReleasing();
+        var state = _writer.StartWriting();
+        var low = LowLevelTransaction.ForWriting(_dataFile, _scratch, state, _freeSpace, _writerDirtyPages, _writerFreedPages);
+        _userWriterOpen = true;
+        return new WriteTransaction(this, low);
+    }
+
+    private void ThrowIfDisposedReleasing()
+    {
+        if (Volatile.Read(ref _disposed) == 0)
+            return;
+        _writer.Release();
+        ThrowIfDisposed();
+    }
+
+    /// <summary><see cref="WriteTransaction.Commit"/>: the commit pipeline's three stages in a row, then the write lock goes.</summary>
+    internal void Commit(LowLevelTransaction tx)
+    {
+        try
+        {
+            _pipeline.Commit(tx);
+        }
+        finally
+        {
+            EndUserWrite();
+        }
+    }
+
+    internal void Abort(LowLevelTransaction tx)
+    {
+        try
+        {
+            _pipeline.Discard(tx);
+        }
+        finally
+        {
+            EndUserWrite();
+        }
+    }
+
+    private void EndUserWrite()
+    {
+        _userWriterOpen = false;
+        _writer.StopWriting();
+    }
+
+    /// <summary>After every published commit: the journal prepares its next file, the flusher learns there is work.</summary>
+    private void OnPublished()
+    {
+        _journal.RequestSpare();
+        _flusher.OnPublished();
+    }
+
+    internal void EndRead(ReadContext context)
+    {
+        _states.Readers.MarkIdle(context.ReaderSlot);
+        if (!_readContexts.Return(context))
+            _states.Readers.Release(context.ReaderSlot);
+    }
+
+    /// <summary>
+    /// Writes every committed page no reader still needs the old copy of to the data file, syncs it,
+    /// records the synced transaction in the header and deletes the journals it covers. The background
+    /// thread does this on its own schedule; call this to do it now (before a backup, or to keep a
+    /// restart short). Pages newer than what the oldest open read transaction sees stay in memory.
+    /// </summary>
+    public void Checkpoint()
+    {
+        ThrowIfDisposed();
+        _failure.ThrowIfFailed();
+        _flusher.Checkpoint();
+    }
+
+    /// <summary>Test hook: a flush and a sync as the background cycle does them (the older header copy is not caught up).</summary>
+    internal void FlushAndSyncAsTheFlusherDoes() => _flusher.FlushAndSyncAsTheFlusherDoes();
+
+    /// <summary>Test hook: a flush without the sync that would normally follow it, leaving flushed pages unsynced.</summary>
+    internal void FlushWithoutSync() => _flusher.FlushWithoutSync();
+
+    /// <summary>
+    /// Checks the whole environment as of the last commit: every tree's key order, separator bounds,
+    /// depth, counts and page checksums, and that every page below the high-water mark is exactly
+    /// one of in use, free, or freed but waiting for readers. Holds the write lock while it runs.
+    /// Throws <see cref="VerificationException"/> listing every problem.
+    /// </summary>
+    public VerificationReport Verify()
+    {
+        ThrowIfDisposed();
+        if (!_writer.TryAcquire(_options.WriteTransactionTimeout))
+            throw new WriteTransactionTimeoutException(_options.WriteTransactionTimeout);
+        try
+        {
+            _writer.Reclaim();
+            using var tx = BeginRead();
+            var summary = EnvironmentVerifier.Verify(tx.Low, _freeSpace, _states.WaitingPages(), _dataFile.FilePath);
+            return new VerificationReport(summary.TransactionId, summary.HighWaterMark, summary.PagesInUse, summary.FreePages,
+                summary.PagesWaitingForReaders, summary.Trees, summary.Entries);
+        }
+        finally
+        {
+            _writer.Release();
+        }
+    }
+
+    private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+
+    /// <summary>Readers other than the writer's and the flusher's own slots.</summary>
+    private int OpenReaders(bool writerOpen)
+        => _states.Readers.ActiveCount - (_states.Readers.IsActive(_flusher.ReaderSlot) ? 1 : 0)
+            - (writerOpen && _states.Readers.IsActive(_writer.ReaderSlot) ? 1 : 0);
+
+    /// <summary>
+    /// Stops the background thread, then, unless the environment has failed, flushes every committed
+    /// page, syncs the data file, writes the header and deletes the journals, so the environment
+    /// reopens without replaying anything. A failed environment closes its files as they are (recovery
+    /// decides at the next open). Throws <see cref="LiveTransactionsException"/> if transactions are open.
+    /// If that last flush fails (a full disk, an I/O error), every file is still released and the error
+    /// is thrown: nothing acknowledged is lost (the journals are kept and the next open replays them),
+    /// but the host should know its data is not in the data file yet.
+    /// </summary>
+    public void Dispose()
+    {
+        if (Volatile.Read(ref _disposed) != 0)
+            return;
+        if (_userWriterOpen)
+            throw new LiveTransactionsException(OpenReaders(writerOpen: true), writer: true);
+        // First, because the merger holds the write lock while it works: every queued operation commits.
+        StopMerger();
+        bool writerOpen = !_writer.TryAcquire(TimeSpan.Zero);
+        int readers = OpenReaders(writerOpen);
+        if (readers > 0 || writerOpen)
+        {
+            if (!writerOpen)
+                _writer.Release();
+            throw new LiveTransactionsException(readers, writerOpen);
+        }
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        string how = "";
+        try
+        {
+            _flusher.Close(ref how);
+        }
+        finally
+        {
+            Log.EnvironmentClosed(_logger, DirectoryPath, _states.Current.TransactionId, how);
+            ReleaseResources();
+        }
+    }
+
+    /// <summary>
+    /// Test hook: stops the background thread and closes every file as a killed process would leave
+    /// them, without flushing, syncing or writing the header (the page cache keeps what was written, as
+    /// it does when a process dies).
+    /// </summary>
+    internal void SimulateProcessCrash()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        _flusher.StopThread();
+        ReleaseResources();
+    }
+
+    /// <summary>
+    /// Test hook: publishes the current state with its page table edited, to show <see cref="Verify"/> states
+    /// no commit makes. The test must edit it back before closing: every version in the table is freed then.
+    /// </summary>
+    internal void EditPageTable(Func<PageTable, PageTable> edit) => _states.PublishEditedPages(edit);
+
+    private void ReleaseResources()
+    {
+        _merger?.Dispose();
+        _flusher.Dispose();
+        _readContexts.Clear();
+        _states.ReleaseAll();
+        _journal.Dispose();
+        _pipeline.Dispose();
+        _scratch.Dispose();
+        _dataFile.Dispose();
+        _writer.Dispose();
+    }
+}

@@ -1,0 +1,198 @@
+using Cairn.Diagnostics;
+using Cairn.Pal;
+using Cairn.Errors;
+using Cairn.FreeSpace;
+using Cairn.Journal;
+using Cairn.Journal.Files;
+using Cairn.Transactions;
+using Microsoft.Extensions.Logging;
+
+namespace Cairn.Commit;
+
+/// <summary>
+/// How a write transaction becomes durable and visible, in three stages:
+/// <list type="number">
+/// <item><b>Prepare</b> (on the writer, under the write lock): stamp the transaction's pages, build its
+/// journal entry (each page as a diff against its previous version where that is smaller), make its
+/// allocations final.</item>
+/// <item><b>Write</b>: append the entry to the journal with one durable write.</item>
+/// <item><b>Publish</b>: make the transaction the current state, so readers that begin now see it.</item>
+/// </list>
+/// <see cref="Commit"/> runs them in a row for <c>WriteTransaction.Commit</c>; the transaction merger runs
+/// them split across its threads, writing one transaction while it executes the next on top of it. The
+/// data file is not touched: the flusher writes committed pages later.
+/// </summary>
+internal sealed unsafe class CommitPipeline : IDisposable
+{
+    private readonly StatePublisher _states;
+    private readonly WriteAheadJournal _journal;
+    private readonly FreeSpaceMap _freeSpace;
+    private readonly FailureLatch _failure;
+    private readonly Guid _environmentId;
+    private readonly ILogger _logger;
+    private readonly Action _published;
+    // Used by the prepare stage only, which runs on the writer (one at a time, under the write lock).
+    private readonly JournalEntryWriter _entryWriter = new();
+    // The commit of WriteTransaction.Commit, reused (under the write lock, like its transaction).
+    private readonly PreparedCommit _inline = new();
+
+    /// <param name="published">Runs after every publication (tells the flusher and the journal there is work).</param>
+    public CommitPipeline(StatePublisher states, WriteAheadJournal journal, FreeSpaceMap freeSpace, FailureLatch failure,
+        Guid environmentId, ILogger logger, Action published)
+    {
+        _states = states;
+        _journal = journal;
+        _freeSpace = freeSpace;
+        _failure = failure;
+        _environmentId = environmentId;
+        _logger = logger;
+        _published = published;
+    }
+
+    /// <summary>
+    /// The three stages in a row, on the writer. If the journal write fails because the disk is full, the
+    /// transaction is rolled back as if it had been aborted and the environment goes on (the partial entry
+    /// was wiped). Any other failure of the write leaves its outcome unknown, so the environment fails
+    /// (<see cref="EnvironmentFailedException"/>).
+    /// </summary>
+    public void Commit(LowLevelTransaction tx)
+    {
+        var commit = _inline;
+        bool done = false;
+        try
+        {
+            if (tx.DirtyPages.Count == 0 && tx.FreedPages.Count == 0)
+            {
+                _freeSpace.Commit();
+                done = true;
+                return;
+            }
+            Prepare(tx, commit);
+            try
+            {
+                Write(commit);
+            }
+            catch (DiskFullException e)
+            {
+                Log.CommitFailedDiskFull(_logger, e, e.FilePath ?? _journal.DirectoryPath);
+                throw;
+            }
+            catch (JournalWriteFatalException e)
+            {
+                throw _failure.Fail("writing the journal", e.InnerException ?? e);
+            }
+            Publish(commit);
+            done = true;
+        }
+        finally
+        {
+            if (!done)
+                Discard(tx, commit);
+            commit.Reset();
+        }
+    }
+
+    /// <summary>
+    /// Stage 1: stamps the transaction's pages, builds its journal entry into <paramref name="commit"/>'s
+    /// buffer and makes its allocations final. A transaction that changed nothing gets no entry
+    /// (<see cref="PreparedCommit.HasEntry"/> is false) and needs no other stage.
+    /// </summary>
+    public void Prepare(LowLevelTransaction tx, PreparedCommit commit)
+    {
+        _failure.ThrowIfFailed();
+        commit.Transaction = tx;
+        if (tx.DirtyPages.Count == 0 && tx.FreedPages.Count == 0)
+        {
+            _freeSpace.Commit();
+            commit.TransactionId = tx.State.TransactionId;
+            commit.EntryLength = 0;
+            return;
+        }
+        tx.StampDirtyPages();
+        long transactionId = tx.State.TransactionId + 1;
+        commit.EntryLength = BuildJournalEntry(tx, transactionId, commit.Buffer);
+        commit.TransactionId = transactionId;
+        _freeSpace.MoveAllocationsTo(commit.Allocations);
+    }
+
+    /// <summary>
+    /// After <see cref="Prepare"/>: the state the transaction leads to, not yet published, on which the merger
+    /// opens the next transaction. Its epoch is its base's (it is never published itself), which the writer's
+    /// reader slot holds, so nothing it reaches is reclaimed.
+    /// </summary>
+    public EnvironmentState BuildStateAfter(PreparedCommit commit)
+    {
+        var tx = commit.Transaction!;
+        var built = tx.State;
+        commit.BuiltOn = built;
+        commit.StateAfter = built.Committed(commit.TransactionId, built.Epoch,
+            StatePublisher.WithTransactionPages(built.Pages, tx, commit.TransactionId), tx.Root, built.JournalPosition);
+        return commit.StateAfter;
+    }
+
+    /// <summary>Stage 2: the durable write of the prepared entry. Throws what the journal throws.</summary>
+    public void Write(PreparedCommit commit)
+        => commit.Position = _journal.Append(commit.Buffer.Pointer, commit.EntryLength, commit.TransactionId, commit.TransactionId,
+            transactionCount: 1);
+
+    /// <summary>Stage 3, once the entry is durable: the transaction becomes the current state.</summary>
+    public void Publish(PreparedCommit commit)
+    {
+        var tx = commit.Transaction!;
+        _states.PublishCommit(tx, commit.TransactionId, commit.Position, commit.StateAfter?.Pages, commit.BuiltOn);
+        tx.DirtyPages.Clear();
+        tx.FreedPages.Clear();
+        commit.Allocations.Clear();
+        _published();
+    }
+
+    /// <summary>
+    /// The environment failed under a merged transaction's write. A full disk is not survivable there as it is
+    /// for <see cref="Commit"/>: the next transaction already stands on this one, so the environment fails
+    /// either way and a reopen recovers what was durable.
+    /// </summary>
+    public EnvironmentFailedException FailWrite(Exception error)
+    {
+        var cause = error is JournalWriteFatalException fatal ? fatal.InnerException ?? fatal : error;
+        return _failure.Fail("writing the journal (merged transaction)", cause);
+    }
+
+    /// <summary>Drops an unpublished transaction: its private pages, and its allocations (final or not) go back to the free-space map.</summary>
+    public void Discard(LowLevelTransaction tx, PreparedCommit? commit = null)
+    {
+        tx.DiscardDirtyPages();
+        if (commit is not null)
+        {
+            foreach (var (page, count) in commit.Allocations)
+                _freeSpace.Release(page, count);
+            commit.Allocations.Clear();
+        }
+        _freeSpace.Rollback();
+    }
+
+    /// <summary>Builds the entry into <paramref name="buffer"/> and returns its length.</summary>
+    private long BuildJournalEntry(LowLevelTransaction tx, long transactionId, JournalBuffer buffer)
+    {
+        try
+        {
+            _entryWriter.Begin(buffer, transactionId, _environmentId);
+            foreach (var (pageNumber, run) in tx.DirtyPages)
+            {
+                byte* previous = run.IsNew ? null : tx.GetCommittedPage(pageNumber);
+                _entryWriter.AddPage(pageNumber, run.PageCount, (byte*)run.Pointer, previous);
+            }
+            return _entryWriter.Finish(tx.Root, DateTime.UtcNow.Ticks);
+        }
+        catch
+        {
+            _entryWriter.Cancel();
+            throw;
+        }
+    }
+
+    public void Dispose()
+    {
+        _entryWriter.Dispose();
+        _inline.Dispose();
+    }
+}

@@ -1,0 +1,70 @@
+using Cairn.Errors;
+using Cairn.FreeSpace;
+using Cairn.Transactions;
+
+namespace Cairn.Commit;
+
+/// <summary>
+/// The environment's one writer. Whoever writes holds it: a <c>BeginWrite</c> transaction from begin to
+/// commit or abort, the transaction merger for a whole chain of merged transactions, <c>Verify</c> while
+/// it checks. The holder reads through the writer's own reader slot, so nothing it reads is reclaimed.
+/// </summary>
+internal sealed class WriterLock(StatePublisher states, FreeSpaceMap freeSpace, ScratchBudget scratch, FailureLatch failure) : IDisposable
+{
+    // The write lock: one holder at a time (see the summary for who holds it and for how long).
+    private readonly SemaphoreSlim _lock = new(1, 1);
+    private readonly int _slot = states.Readers.Reserve();
+
+    /// <summary>The writer's reader slot (which the close counts apart from readers).</summary>
+    public int ReaderSlot => _slot;
+
+    public bool TryAcquire(TimeSpan timeout) => _lock.Wait(timeout);
+
+    public void Acquire() => _lock.Wait();
+
+    public void Release() => _lock.Release();
+
+    /// <summary>
+    /// With the lock held: refuses a failed environment, waits for scratch memory if it is over its limit,
+    /// makes freed pages no reader sees allocatable, and pins the newest state, which it returns. On an
+    /// exception the lock is released.
+    /// </summary>
+    public EnvironmentState StartWriting()
+    {
+        try
+        {
+            failure.ThrowIfFailed();
+            if (scratch.OverLimit)
+                scratch.WaitForRoom(Reclaim, states);
+            Reclaim();
+            return states.Pin(_slot);
+        }
+        catch
+        {
+            StopWriting();
+            throw;
+        }
+    }
+
+    /// <summary>With nothing in flight: waits until scratch memory is under its limit, and returns the state to go on from.</summary>
+    public EnvironmentState WaitForScratch()
+    {
+        scratch.WaitForRoom(Reclaim, states);
+        return states.Pin(_slot);
+    }
+
+    /// <summary>Moves the writer's pin to the newest published state (a merged commit was just published).</summary>
+    public EnvironmentState PinNewest() => states.Pin(_slot);
+
+    /// <summary>Reclaims what no reader reaches and makes freed pages allocatable (only the writer owns the free-space mirror).</summary>
+    public void Reclaim() => states.ReclaimForWriter(freeSpace);
+
+    /// <summary>Unpins the writer's slot and releases the lock.</summary>
+    public void StopWriting()
+    {
+        states.Readers.MarkIdle(_slot);
+        _lock.Release();
+    }
+
+    public void Dispose() => _lock.Dispose();
+}

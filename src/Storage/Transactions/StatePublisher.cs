@@ -1,0 +1,217 @@
+using Cairn.FreeSpace;
+using Cairn.Journal;
+using Cairn.Paging;
+
+namespace Cairn.Transactions;
+
+/// <summary>
+/// Publishes the environment's states and decides when what they no longer reach may go. Two parties
+/// publish: the commit pipeline (a committed transaction becomes the current state) and the flusher
+/// (flushed page versions leave the page table). Readers pin the state they read in the reader table;
+/// a retired scratch version, mapping or freed page is reclaimed only once no pinned state reaches it.
+/// </summary>
+internal sealed unsafe class StatePublisher
+{
+    // Guards publishing (the current state, the history of states readers may hold, the reclaimer's
+    // queues) and reading the history and reclaimer. Held briefly; never across I/O.
+    private readonly Lock _stateLock = new();
+    private readonly StateHistory _history = new();
+    private readonly ResourceReclaimer _reclaimer;
+    private readonly ScratchAllocator _scratch;
+    private EnvironmentState _current;
+
+    public StatePublisher(EnvironmentState initial, ScratchAllocator scratch)
+    {
+        _current = initial;
+        _scratch = scratch;
+        _reclaimer = new ResourceReclaimer(scratch);
+        _history.Add(initial);
+    }
+
+    /// <summary>Which epochs live readers (and the writer and flusher, which read too) hold.</summary>
+    public ReaderTable Readers { get; } = new();
+
+    public EnvironmentState Current => Volatile.Read(ref _current);
+
+    /// <summary>
+    /// Pins the current state in <paramref name="slot"/> and returns it. The protocol of <see cref="ReaderTable"/>:
+    /// publish the epoch (an interlocked exchange: a full fence), then re-check that the state is still
+    /// current, so a reclaimer either sees the slot or the reader sees the newer state.
+    /// </summary>
+    public EnvironmentState Pin(int slot)
+    {
+        var state = Current;
+        while (true)
+        {
+            Readers.Publish(slot, state.Epoch);
+            var now = Current;
+            if (ReferenceEquals(now, state))
+                return state;
+            state = now;
+        }
+    }
+
+    /// <summary>
+    /// Publishes a committed transaction as the new state; its page versions belong to the page table from
+    /// now on, and what they replace (and the pages it freed) retire. <paramref name="prepared"/>, built on
+    /// <paramref name="preparedOn"/>, is the page table to publish if nothing was published since; otherwise
+    /// (the flusher published meanwhile) the transaction's pages are applied to the newest state's table.
+    /// </summary>
+    public void PublishCommit(LowLevelTransaction tx, long transactionId, JournalPosition position,
+        PageTable? prepared = null, EnvironmentState? preparedOn = null)
+    {
+        lock (_stateLock)
+        {
+            var current = _current;
+            var retired = _reclaimer.Rent();
+            foreach (var (pageNumber, _) in tx.DirtyPages)
+            {
+                if (current.Pages.TryGet(pageNumber, out var replaced))
+                    retired.ScratchVersions.Add((replaced.Pointer, replaced.PageCount));
+            }
+            foreach (var (pageNumber, count) in tx.FreedPages)
+            {
+                if (current.Pages.TryGet(pageNumber, out var replaced))
+                    retired.ScratchVersions.Add((replaced.Pointer, replaced.PageCount));
+                retired.FreedPages.Add((pageNumber, count));
+            }
+            var pages = prepared is not null && ReferenceEquals(current, preparedOn)
+                ? prepared
+                : WithTransactionPages(current.Pages, tx, transactionId);
+            PublishLocked(current.Committed(transactionId, current.Epoch + 1, pages, tx.Root, position), retired);
+            ReclaimLocked();
+        }
+    }
+
+    /// <summary><paramref name="pages"/> with the transaction's page versions set and the pages it freed removed.</summary>
+    public static PageTable WithTransactionPages(PageTable pages, LowLevelTransaction tx, long transactionId)
+    {
+        var builder = pages.ToBuilder();
+        foreach (var (pageNumber, run) in tx.DirtyPages)
+            builder.Set(pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount));
+        foreach (var (pageNumber, _) in tx.FreedPages)
+            builder.Remove(pageNumber);
+        return builder.ToImmutable();
+    }
+
+    /// <summary>
+    /// The flusher's choice: the state the oldest reader sees, pinned in <paramref name="flusherSlot"/>, or
+    /// null if it is not newer than <paramref name="flushedUpTo"/> (nothing to flush).
+    /// </summary>
+    public EnvironmentState? PinOldestReaderState(int flusherSlot, long flushedUpTo)
+    {
+        lock (_stateLock)
+        {
+            var state = _history.StateAt(Readers.OldestEpoch(_current.Epoch));
+            if (state.TransactionId <= flushedUpTo)
+                return null;
+            // Reclaiming happens under this lock too, so nothing of the chosen state can go before the slot shows it.
+            Readers.Publish(flusherSlot, state.Epoch);
+            return state;
+        }
+    }
+
+    /// <summary>
+    /// Publishes the current state without the flushed versions it still has (a commit may have replaced
+    /// some meanwhile), mapped anew if the data file grew, and lets the flusher's slot go.
+    /// </summary>
+    /// <param name="remapIfGrown">A new mapping if the data file grew past the given one, else null.</param>
+    public void PublishFlushed(List<(long PageNumber, PageVersion Version)> flushed, Func<MappedView, MappedView?> remapIfGrown, int flusherSlot)
+    {
+        lock (_stateLock)
+        {
+            var current = _current;
+            var retired = _reclaimer.Rent();
+            var pages = current.Pages.ToBuilder();
+            foreach (var (pageNumber, version) in flushed)
+            {
+                if (current.Pages.TryGet(pageNumber, out var now) && now.Pointer == version.Pointer && now.TransactionId == version.TransactionId)
+                {
+                    pages.Remove(pageNumber);
+                    retired.ScratchVersions.Add((version.Pointer, version.PageCount));
+                }
+            }
+            var view = current.View;
+            if (remapIfGrown(view) is { } grown)
+            {
+                retired.View = view;
+                view = grown;
+            }
+            if (!retired.IsEmpty)
+                PublishLocked(current.WithPages(current.Epoch + 1, pages.ToImmutable(), view), retired);
+            else
+                _reclaimer.Retire(current.Epoch, retired);
+            Readers.MarkIdle(flusherSlot);
+            ReclaimLocked();
+        }
+    }
+
+    /// <summary>Test hook: publishes the current state with its page table edited (see StorageEnvironment.EditPageTable).</summary>
+    public void PublishEditedPages(Func<PageTable, PageTable> edit)
+    {
+        lock (_stateLock)
+        {
+            var current = _current;
+            PublishLocked(current.WithPages(current.Epoch + 1, edit(current.Pages), current.View), _reclaimer.Rent());
+        }
+    }
+
+    /// <summary>On the writer: reclaims what no reader reaches, and makes freed pages nobody can see any more allocatable.</summary>
+    public void ReclaimForWriter(FreeSpaceMap freeSpace)
+    {
+        lock (_stateLock)
+        {
+            ReclaimLocked();
+            _reclaimer.ReleaseFreedPages(freeSpace);
+        }
+    }
+
+    /// <summary>The transaction the oldest reader sees (for the message of a scratch-memory timeout).</summary>
+    public long OldestReaderTransactionId()
+    {
+        lock (_stateLock)
+            return _history.StateAt(Readers.OldestEpoch(Current.Epoch)).TransactionId;
+    }
+
+    /// <summary>Every freed page not yet allocatable (a reader may still see it, or the writer has not taken it): for the verifier.</summary>
+    public HashSet<long> WaitingPages()
+    {
+        var waiting = new HashSet<long>();
+        lock (_stateLock)
+        {
+            foreach (var (page, count) in _reclaimer.WaitingPages)
+                for (long p = page; p < page + count; p++)
+                    waiting.Add(p);
+        }
+        return waiting;
+    }
+
+    /// <summary>At close, with no reader left: frees every scratch version and mapping, retired or current.</summary>
+    public void ReleaseAll()
+    {
+        lock (_stateLock)
+        {
+            _reclaimer.ReclaimAll();
+            foreach (var (_, version) in _current.Pages)
+                _scratch.Free((byte*)version.Pointer, version.PageCount);
+            _current.View.Dispose();
+            _history.Clear();
+        }
+    }
+
+    /// <summary>Under the state lock: makes <paramref name="next"/> current and retires what it no longer reaches.</summary>
+    private void PublishLocked(EnvironmentState next, RetiredResources retired)
+    {
+        _history.Add(next);
+        Volatile.Write(ref _current, next);
+        _reclaimer.Retire(next.Epoch, retired);
+    }
+
+    /// <summary>Under the state lock: frees what no reader can reach any more.</summary>
+    private void ReclaimLocked()
+    {
+        long oldest = Readers.OldestEpoch(Volatile.Read(ref _current).Epoch);
+        _reclaimer.Reclaim(oldest);
+        _history.Forget(oldest);
+    }
+}

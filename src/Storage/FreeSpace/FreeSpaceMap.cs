@@ -1,6 +1,5 @@
 using System.Numerics;
 using Cairn.Paging;
-using Cairn.Transactions;
 
 namespace Cairn.FreeSpace;
 
@@ -42,7 +41,7 @@ internal sealed unsafe class FreeSpaceMap
     public static FreeSpaceMap CreateEmpty(long directoryPage) => new(directoryPage);
 
     /// <summary>Builds the in-memory mirror from the sections as a snapshot sees them.</summary>
-    public static FreeSpaceMap Load(IPageAccess pages, long directoryPage, long nextPageNumber)
+    public static FreeSpaceMap Load(IFreeSpacePages pages, long directoryPage, long nextPageNumber)
     {
         var map = new FreeSpaceMap(directoryPage);
         byte* directory = pages.GetPage(directoryPage);
@@ -72,7 +71,7 @@ internal sealed unsafe class FreeSpaceMap
     public static long SectionPage(byte* directory, int index) => ((long*)(directory + SectionListOffset))[index];
 
     /// <summary>Whether the persistent map marks the page free (as the given snapshot sees it).</summary>
-    public static bool IsMarkedFree(IPageAccess pages, long directoryPage, long pageNumber)
+    public static bool IsMarkedFree(IFreeSpacePages pages, long directoryPage, long pageNumber)
     {
         byte* directory = pages.GetPage(directoryPage);
         long section = pageNumber / BitsPerSection;
@@ -90,22 +89,22 @@ internal sealed unsafe class FreeSpaceMap
     /// Finds <paramref name="count"/> contiguous free pages, or takes them from the high-water mark
     /// (adding bitmap sections when the file outgrows the ones it has).
     /// </summary>
-    public long Allocate(LowLevelTransaction tx, int count, ref long nextPageNumber)
+    public long Allocate(IFreeSpacePages pages, int count, ref long nextPageNumber)
     {
         if (AvailablePages >= count && TryTakeRun(count, out long page))
         {
-            SetPersistentBits(tx, page, count, free: false);
+            SetPersistentBits(pages, page, count, free: false);
             _allocatedInTransaction.Add((page, count));
             return page;
         }
-        EnsureCoverage(tx, ref nextPageNumber, nextPageNumber + count);
+        EnsureCoverage(pages, ref nextPageNumber, nextPageNumber + count);
         page = nextPageNumber;
         nextPageNumber += count;
         return page;
     }
 
     /// <summary>Marks pages free on disk; they become available once <see cref="Release"/> is called for them.</summary>
-    public void Free(LowLevelTransaction tx, long pageNumber, int count) => SetPersistentBits(tx, pageNumber, count, free: true);
+    public void Free(IFreeSpacePages pages, long pageNumber, int count) => SetPersistentBits(pages, pageNumber, count, free: true);
 
     /// <summary>Makes pages available for allocation (no reader can see them any more).</summary>
     public void Release(long pageNumber, int count)
@@ -199,11 +198,11 @@ internal sealed unsafe class FreeSpaceMap
             Array.Resize(ref _available, (int)Math.Max(words, _available.Length * 2L));
     }
 
-    private void EnsureCoverage(LowLevelTransaction tx, ref long nextPageNumber, long required)
+    private void EnsureCoverage(IFreeSpacePages pages, ref long nextPageNumber, long required)
     {
         while (true)
         {
-            byte* directory = tx.GetPage(DirectoryPage);
+            byte* directory = pages.GetPage(DirectoryPage);
             int sections = SectionCount(directory);
             if ((long)sections * BitsPerSection >= required)
                 return;
@@ -211,21 +210,21 @@ internal sealed unsafe class FreeSpaceMap
                 throw new InvalidOperationException($"The free-space directory is full ({MaxSections} sections, {(long)MaxSections * BitsPerSection} pages).");
             long sectionPage = nextPageNumber++;
             required = Math.Max(required, nextPageNumber);
-            InitializePage(tx.CreatePages(sectionPage, 1), sectionPage, PageFlags.FreeSpaceBitmap);
-            directory = tx.ModifyPage(DirectoryPage);
+            InitializePage(pages.CreatePages(sectionPage, 1), sectionPage, PageFlags.FreeSpaceBitmap);
+            directory = pages.ModifyPage(DirectoryPage);
             ((long*)(directory + SectionListOffset))[sections] = sectionPage;
             *(int*)(directory + SectionCountOffset) = sections + 1;
         }
     }
 
-    private void SetPersistentBits(LowLevelTransaction tx, long pageNumber, int count, bool free)
+    private void SetPersistentBits(IFreeSpacePages pages, long pageNumber, int count, bool free)
     {
-        byte* directory = tx.GetPage(DirectoryPage);
+        byte* directory = pages.GetPage(DirectoryPage);
         for (long page = pageNumber; page < pageNumber + count; page++)
         {
             long section = page / BitsPerSection;
             long bit = page % BitsPerSection;
-            ulong* bits = (ulong*)(tx.ModifyPage(SectionPage(directory, (int)section)) + PageHeader.Size);
+            ulong* bits = (ulong*)(pages.ModifyPage(SectionPage(directory, (int)section)) + PageHeader.Size);
             if (free)
                 bits[bit >> 6] |= 1UL << (int)(bit & 63);
             else

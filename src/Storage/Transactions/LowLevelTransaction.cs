@@ -10,7 +10,7 @@ namespace Cairn.Transactions;
 /// versions still in scratch memory, the data file for the rest. The writer additionally keeps its
 /// own modified copies (same page numbers, in scratch memory) until commit publishes them.
 /// </summary>
-internal sealed unsafe class LowLevelTransaction : IPageAccess
+internal sealed unsafe class LowLevelTransaction : IPageAccess, IFreeSpacePages
 {
     private readonly DataFile _dataFile;
     private readonly ScratchAllocator _scratch;
@@ -127,7 +127,7 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess
     }
 
     /// <summary>A zeroed page run at a number the caller has already reserved.</summary>
-    internal byte* CreatePages(long pageNumber, int count)
+    public byte* CreatePages(long pageNumber, int count)
     {
         byte* page = _scratch.AllocateZeroed(count);
         ((PageHeader*)page)->PageNumber = pageNumber;

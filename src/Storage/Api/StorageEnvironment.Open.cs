@@ -8,6 +8,9 @@ namespace Cairn;
 
 public sealed partial class StorageEnvironment
 {
+    /// <summary>The category of everything the engine logs (event ids in docs/design.md, "Logging").</summary>
+    public const string LogCategory = "Cairn.StorageEnvironment";
+
     /// <summary>
     /// Opens (creating if needed) the environment in <see cref="StorageOptions.DirectoryPath"/>. If the
     /// last process did not close it cleanly, the journals are replayed first: every transaction whose
@@ -22,7 +25,7 @@ public sealed partial class StorageEnvironment
         ArgumentNullException.ThrowIfNull(options);
         StorageOptionsValidation.Validate(options);
         long started = Stopwatch.GetTimestamp();
-        var logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger(Log.Category);
+        var logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger(LogCategory);
         var settings = new OpenSettings(options.LockWaitTimeout, options.MaxScratchBytes, options.IoStatsCapacity,
             new JournalSizing(options.InitialJournalSize, options.MaxJournalSize), options.SlowJournalWriteThreshold,
             options.PrepareSpareJournals);

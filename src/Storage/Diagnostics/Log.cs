@@ -4,12 +4,11 @@ namespace Cairn.Diagnostics;
 
 /// <summary>
 /// Everything the engine logs, source-generated (no boxing, no formatting when the level is off).
+/// Every event is logged under the category <c>Cairn.StorageEnvironment</c> (StorageEnvironment.LogCategory).
 /// Event ids are stable and documented in docs/design.md ("Logging"): tools may filter on them.
 /// </summary>
 internal static partial class Log
 {
-    public const string Category = "Cairn.StorageEnvironment";
-
     [LoggerMessage(EventId = 1000, Level = LogLevel.Information,
         Message = "Opened environment {Directory} at transaction {TransactionId} ({DataPages} data pages, {RecoveredTransactions} transactions recovered) in {ElapsedMs:F1} ms")]
     public static partial void EnvironmentOpened(ILogger logger, string directory, long transactionId, long dataPages, long recoveredTransactions, double elapsedMs);

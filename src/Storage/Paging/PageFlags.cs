@@ -2,7 +2,7 @@ namespace Cairn.Paging;
 
 /// <summary>What a page holds. Stored in <see cref="PageHeader.Flags"/>.</summary>
 [Flags]
-public enum PageFlags : ushort
+internal enum PageFlags : ushort
 {
     None = 0,
     Branch = 1 << 0,

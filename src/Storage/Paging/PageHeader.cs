@@ -8,7 +8,7 @@ namespace Cairn.Paging;
 /// the page number, so a page written at the wrong place fails validation like a corrupt one.
 /// </summary>
 [StructLayout(LayoutKind.Sequential, Pack = 1)]
-public struct PageHeader
+internal struct PageHeader
 {
     public const int Size = 32;
     public const int ChecksumOffset = 8;

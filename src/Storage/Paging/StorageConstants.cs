@@ -1,7 +1,7 @@
 namespace Cairn.Paging;
 
 /// <summary>Sizes that define the on-disk format; changing any of them changes the format version.</summary>
-public static class StorageConstants
+internal static class StorageConstants
 {
     public const int PageSize = 8192;
     public const int PageShift = 13;

@@ -1,0 +1,93 @@
+using System.Reflection;
+using NetArchTest.Rules;
+
+namespace Cairn.Tests.Architecture;
+
+/// <summary>
+/// The engine's layers, lowest first. A type may use types of its own group and of lower layers, never of
+/// a higher layer or of another group in its own layer: data flows up (a page becomes a journal record, a
+/// transaction, a commit), calls reach down, and nothing below knows what stands on it.
+/// </summary>
+public class LayerTests
+{
+    /// <summary>
+    /// Each layer is a list of groups; a group is a namespace (with its sub-namespaces). The root namespace
+    /// <c>Cairn</c> is split: its exceptions and result records are contracts every layer may throw or
+    /// return (the bottom); everything else in it is the public API (the top).
+    /// </summary>
+    private static readonly string[][] s_layers =
+    [
+        ["Cairn.Hashing", Contracts],
+        ["Cairn.Diagnostics"],
+        ["Cairn.Errors"],
+        ["Cairn.Paging"],
+        ["Cairn.Journal", "Cairn.FreeSpace", "Cairn.Trees"],
+        ["Cairn.Transactions"],
+        ["Cairn.Commit", "Cairn.Flushing", "Cairn.Recovery", "Cairn.Verification"],
+        ["Cairn.Opening"],
+        ["Cairn.Merger"],
+        [Api],
+    ];
+
+    private const string Contracts = "Cairn (exceptions and result records)";
+    private const string Api = "Cairn (public API)";
+
+    private static readonly Assembly s_engine = typeof(StorageEnvironment).Assembly;
+
+    public static TheoryData<string> Groups()
+    {
+        var data = new TheoryData<string>();
+        foreach (var group in s_layers.SelectMany(l => l))
+            data.Add(group);
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(Groups))]
+    public void A_group_uses_only_itself_and_lower_layers(string group)
+    {
+        int layer = Array.FindIndex(s_layers, l => l.Contains(group));
+        var forbidden = s_layers.Skip(layer).SelectMany(l => l).Where(g => g != group).SelectMany(TypeNamesOrNamespace).ToArray();
+        if (forbidden.Length == 0)
+            return; // the top layer may use everything below it
+        var result = Select(group).ShouldNot().HaveDependencyOnAny(forbidden).GetResult();
+        Assert.True(result.IsSuccessful,
+            $"{group} (layer {layer}) uses a higher layer or a sideways group: " + string.Join(", ", result.FailingTypeNames ?? []));
+    }
+
+    private static PredicateList Select(string group) => group switch
+    {
+        Contracts => Types.InAssembly(s_engine).That().ResideInNamespaceMatching("^Cairn$").And().MeetCustomRule(new IsContract()),
+        Api => Types.InAssembly(s_engine).That().ResideInNamespaceMatching("^Cairn$").And().MeetCustomRule(new IsApi()),
+        _ => Types.InAssembly(s_engine).That().ResideInNamespace(group),
+    };
+
+    /// <summary>What to forbid for a group: its namespace, or (for the two halves of the root namespace) its types by name.</summary>
+    private static IEnumerable<string> TypeNamesOrNamespace(string group) => group switch
+    {
+        Contracts => RootTypes().Where(IsContract.Check).Select(t => t.FullName!),
+        Api => RootTypes().Where(t => !IsContract.Check(t)).Select(t => t.FullName!),
+        _ => [group],
+    };
+
+    private static IEnumerable<Type> RootTypes() => s_engine.GetTypes().Where(t => t.Namespace == "Cairn" && !t.IsNested);
+
+    private sealed class IsApi : ICustomRule
+    {
+        public bool MeetsRule(Mono.Cecil.TypeDefinition type) => !new IsContract().MeetsRule(type);
+    }
+
+    private sealed class IsContract : ICustomRule
+    {
+        public bool MeetsRule(Mono.Cecil.TypeDefinition type)
+            => Check(s_engine.GetType(type.FullName.Replace('/', '+'))!);
+
+        public static bool Check(Type type)
+        {
+            var outer = type;
+            while (outer.DeclaringType is not null)
+                outer = outer.DeclaringType;
+            return typeof(Exception).IsAssignableFrom(outer) || outer == typeof(VerificationReport);
+        }
+    }
+}

@@ -46,7 +46,8 @@ internal sealed class FlushScheduler : IDisposable
     private long _syncedUpTo;
     private long _lastSyncTimestamp;
     private long _retryFlushAt;
-    // When the oldest commit not yet flushed was published (TimeProvider ticks); 0 when there is none.
+    // When the flush delay of the oldest commit not yet flushed started (TimeProvider ticks): its publication, or
+    // the last cycle a reader held it back. 0 when there is none.
     // Written by the committer and the flusher with full fences (see FlushOnce), outside the gate.
     private long _unflushedSince;
     private FlushThread? _thread;
@@ -243,16 +244,21 @@ internal sealed class FlushScheduler : IDisposable
         var sleep = Timeout.InfiniteTimeSpan;
         long since = Volatile.Read(ref _unflushedSince);
         if (since != 0)
-            sleep = Min(sleep, _settings.MaxFlushDelay - _time.GetElapsedTime(since, now));
+        {
+            var untilFlush = _settings.MaxFlushDelay - _time.GetElapsedTime(since, now);
+            // A flush the disk refused waits for its retry, however long the oldest commit has waited.
+            if (_retryFlushAt > now)
+                untilFlush = Max(untilFlush, _time.GetElapsedTime(now, _retryFlushAt));
+            sleep = Min(sleep, untilFlush);
+        }
         if (_flushedUpTo > _syncedUpTo)
             sleep = Min(sleep, _settings.SyncInterval - _time.GetElapsedTime(_lastSyncTimestamp, now));
-        if (_retryFlushAt > now)
-            sleep = Min(sleep, _time.GetElapsedTime(now, _retryFlushAt));
         if (sleep == Timeout.InfiniteTimeSpan)
             return sleep;
         return sleep < TimeSpan.FromMilliseconds(1) ? TimeSpan.FromMilliseconds(1) : sleep;
 
         static TimeSpan Min(TimeSpan a, TimeSpan b) => a == Timeout.InfiniteTimeSpan ? b : b < a ? b : a;
+        static TimeSpan Max(TimeSpan a, TimeSpan b) => b > a ? b : a;
     }
 
     /// <summary>
@@ -263,7 +269,14 @@ internal sealed class FlushScheduler : IDisposable
     {
         var state = _states.PinOldestReaderState(_flusherSlot, _flushedUpTo);
         if (state is null)
+        {
+            // The oldest reader sees nothing newer than the last flush. If commits are waiting, that reader holds
+            // them back: give them another flush delay rather than run the cycle again at once (nothing wakes the
+            // flusher when a reader ends; scratch pressure and new commits do).
+            if (_states.Current.TransactionId > _flushedUpTo)
+                Interlocked.Exchange(ref _unflushedSince, _time.GetTimestamp());
             return;
+        }
         try
         {
             long start = _time.GetTimestamp();

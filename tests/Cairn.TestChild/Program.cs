@@ -6,10 +6,13 @@ using Cairn.TestChild;
 //   try-open DIR    try to open it; print "opened" or "locked: <message>"; exit 0 either way.
 //   crash-writer DIR SEED [options]   see CrashWriterCommand.
 //   merger-allocations DIR   see MergerAllocationCommand.
+//   allocation-probe ASSEMBLY TYPE METHOD [ARGUMENT]   see AllocationProbeCommand.
 if (args.Length >= 1 && args[0] == "crash-writer")
     return CrashWriterCommand.Run(args[1..]);
 if (args.Length == 2 && args[0] == "merger-allocations")
     return MergerAllocationCommand.Run(args[1]);
+if (args.Length >= 1 && args[0] == "allocation-probe")
+    return AllocationProbeCommand.Run(args[1..]);
 
 if (args.Length != 2)
 {

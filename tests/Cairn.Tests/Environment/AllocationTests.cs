@@ -2,51 +2,57 @@ using Cairn.Tests.Support;
 
 namespace Cairn.Tests.Environment;
 
-/// <summary>The hot paths allocate nothing (a read transaction: only its small handle object).</summary>
+/// <summary>
+/// The hot paths allocate nothing (a read transaction: only its small handle object). Measured in a
+/// test child of its own (<see cref="IsolatedAllocation"/>).
+/// </summary>
 public class AllocationTests
 {
+    private const int KeyCount = 5000;
+
     [Fact]
     public void Gets_and_cursor_steps_allocate_nothing_and_a_read_transaction_only_its_handle()
     {
-        using var dir = new TestDirectory("alloc");
-        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path));
-        var keys = Enumerable.Range(0, 5000).Select(i => Bytes.Key(i * 7L)).ToArray();
-        using (var tx = env.BeginWrite())
-        {
-            var t = tx.CreateTree("t");
-            foreach (var key in keys)
-                t.Put(key, Bytes.Value(1, 100));
-            tx.Commit();
-        }
-        for (int warm = 0; warm < 3; warm++)
-            ReadEachInOwnTransaction(env, keys);
-
-        using (var tx = env.BeginRead())
-        {
-            var t = tx.OpenTree("t");
-            using var cursor = t.CreateCursor();
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            int found = 0;
-            foreach (var key in keys)
-                if (t.TryGet(key, out _))
-                    found++;
-            int stepped = 0;
-            for (bool more = cursor.SeekFirst(); more; more = cursor.MoveNext())
-                stepped++;
-            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-            Assert.Equal(keys.Length, found);
-            Assert.Equal(keys.Length, stepped);
-            Assert.Equal(0, allocated);
-        }
-
-        long start = GC.GetAllocatedBytesForCurrentThread();
-        ReadEachInOwnTransaction(env, keys);
-        long perTransaction = (GC.GetAllocatedBytesForCurrentThread() - start) / keys.Length;
+        Assert.Equal(0, IsolatedAllocation.Measure(GetsAndCursorStepsProbe));
+        long perTransaction = IsolatedAllocation.Measure(ReadTransactionProbe) / KeyCount;
         Assert.True(perTransaction <= 64, $"a read transaction allocated {perTransaction} bytes");
     }
 
     [Fact]
-    public void Steady_state_puts_allocate_nothing()
+    public void Steady_state_puts_allocate_nothing() => Assert.Equal(0, IsolatedAllocation.Measure(PutsProbe));
+
+    internal static long GetsAndCursorStepsProbe()
+    {
+        using var dir = new TestDirectory("alloc");
+        using var env = OpenWarm(dir, out var keys);
+        using var tx = env.BeginRead();
+        var t = tx.OpenTree("t");
+        using var cursor = t.CreateCursor();
+        int found = 0, stepped = 0;
+        long allocated = SteadyStateAllocation.Measure(() =>
+        {
+            (found, stepped) = (0, 0);
+            foreach (var key in keys)
+                if (t.TryGet(key, out _))
+                    found++;
+            for (bool more = cursor.SeekFirst(); more; more = cursor.MoveNext())
+                stepped++;
+        });
+        // Outside the measurement: xunit's Assert.Equal allocates a comparer.
+        Assert.Equal(keys.Length, found);
+        Assert.Equal(keys.Length, stepped);
+        return allocated;
+    }
+
+    /// <summary>Bytes for <see cref="KeyCount"/> read transactions, one get each.</summary>
+    internal static long ReadTransactionProbe()
+    {
+        using var dir = new TestDirectory("alloc-read");
+        using var env = OpenWarm(dir, out var keys);
+        return SteadyStateAllocation.Measure(() => ReadEachInOwnTransaction(env, keys));
+    }
+
+    internal static long PutsProbe()
     {
         using var dir = new TestDirectory("alloc-put");
         using var env = StorageEnvironment.Open(new StorageOptions(dir.Path));
@@ -59,11 +65,30 @@ public class AllocationTests
         foreach (var key in keys)
             t.Put(key, value); // every page now has its private copy
 
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        foreach (var key in keys)
-            t.Put(key, value);
-        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+        long allocated = SteadyStateAllocation.Measure(() =>
+        {
+            foreach (var key in keys)
+                t.Put(key, value);
+        });
         tx.Commit();
+        return allocated;
+    }
+
+    /// <summary>A committed tree "t" of <see cref="KeyCount"/> keys, each read in its own transaction a few times over.</summary>
+    private static StorageEnvironment OpenWarm(TestDirectory dir, out byte[][] keys)
+    {
+        var env = StorageEnvironment.Open(new StorageOptions(dir.Path));
+        keys = Enumerable.Range(0, KeyCount).Select(i => Bytes.Key(i * 7L)).ToArray();
+        using (var tx = env.BeginWrite())
+        {
+            var t = tx.CreateTree("t");
+            foreach (var key in keys)
+                t.Put(key, Bytes.Value(1, 100));
+            tx.Commit();
+        }
+        for (int warm = 0; warm < 3; warm++)
+            ReadEachInOwnTransaction(env, keys);
+        return env;
     }
 
     private static void ReadEachInOwnTransaction(StorageEnvironment env, byte[][] keys)

@@ -11,7 +11,7 @@ namespace Cairn.Transactions;
 /// Publication protocol: a reader stores the epoch of the state it read, issues a full fence, and
 /// re-reads the current state; if the state changed it publishes again. A reclaimer reads the current
 /// epoch, fences, then scans. One of the two always sees the other, so nothing a reader can reach
-/// is reclaimed (docs/design.md, "Reclaiming memory"). Slots live in fixed segments that never move,
+/// is reclaimed (docs/design.md, "Readers, epochs and reclamation"). Slots live in fixed segments that never move,
 /// so growing the table never races with a holder writing its slot.
 /// </remarks>
 internal sealed class ReaderTable

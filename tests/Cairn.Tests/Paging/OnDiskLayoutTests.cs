@@ -19,6 +19,7 @@ public class OnDiskLayoutTests
     [InlineData(typeof(FileHeader), "### File header", 152)]
     [InlineData(typeof(PageHeader), "### Page header (", 32)]
     [InlineData(typeof(TreeState), "### Tree state", 48)]
+    [InlineData(typeof(RootRecord), "### Root record", 64)]
     [InlineData(typeof(JournalEntryHeader), "### Entry header", 192)]
     [InlineData(typeof(PageRecordHeader), "### Payload", 17)]
     [InlineData(typeof(LeafNodeHeader), "### Leaf node", 7)]

@@ -31,6 +31,18 @@ internal sealed class MergerHarness : IAsyncDisposable
         return operation;
     }
 
+    /// <summary>
+    /// Closes the write gate, queues the operation and returns once its transaction's write waits at the gate:
+    /// from then on, what is queued runs in the next transaction, on top of this one, until the gate opens.
+    /// </summary>
+    public async Task<RecordingOperation> EnqueueWithWriteHeld(RecordingOperation operation)
+    {
+        Pipeline.Writes.Close();
+        Enqueue(operation);
+        await Pipeline.Writes.Reached.WaitAsync(HangGuard);
+        return operation;
+    }
+
     /// <summary>Stops the merger off the test's thread: Stop joins the merger's thread, which may wait for writes.</summary>
     public Task StopAsync() => Task.Run(Merger.Stop);
 

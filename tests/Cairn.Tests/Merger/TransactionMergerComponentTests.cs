@@ -50,9 +50,7 @@ public sealed class TransactionMergerComponentTests
     {
         await using var harness = new MergerHarness();
         var pipeline = harness.Pipeline;
-        pipeline.Writes.Close();
-        var first = harness.Enqueue(RecordingOperation.Applying(1));
-        await pipeline.Writes.Reached.WaitAsync(HangGuard);
+        var first = await harness.EnqueueWithWriteHeld(RecordingOperation.Applying(1));
         var second = harness.Enqueue(RecordingOperation.Applying(2));
         await second.Executed.WaitAsync(HangGuard);
         // Transaction 1 is held in its write: nobody is released yet.
@@ -80,9 +78,7 @@ public sealed class TransactionMergerComponentTests
     {
         await using var harness = new MergerHarness();
         var pipeline = harness.Pipeline;
-        pipeline.Writes.Close();
-        var first = harness.Enqueue(RecordingOperation.Applying(1));
-        await pipeline.Writes.Reached.WaitAsync(HangGuard);
+        var first = await harness.EnqueueWithWriteHeld(RecordingOperation.Applying(1));
         // Transaction 1 is in flight, so these three run in transaction 2, the throwing one last.
         var error = new InvalidOperationException("operation failed on purpose");
         var before = harness.Enqueue(RecordingOperation.Applying(2));
@@ -117,9 +113,7 @@ public sealed class TransactionMergerComponentTests
 
         var diskGone = new IOException("the journal's device is gone");
         pipeline.FailNextWrite(diskGone);
-        pipeline.Writes.Close();
-        var inFlight = harness.Enqueue(RecordingOperation.Applying(1));
-        await pipeline.Writes.Reached.WaitAsync(HangGuard);
+        var inFlight = await harness.EnqueueWithWriteHeld(RecordingOperation.Applying(1));
         var held = new[] { harness.Enqueue(RecordingOperation.Applying(2)), harness.Enqueue(RecordingOperation.Applying(3)) };
         await held[1].Executed.WaitAsync(HangGuard);
         var queued = new[] { harness.Enqueue(RecordingOperation.Applying(4)), harness.Enqueue(RecordingOperation.Applying(5)) };
@@ -175,9 +169,7 @@ public sealed class TransactionMergerComponentTests
         // One value per transaction: with one write in flight and the next batch full, the merger takes nothing more.
         await using var harness = new MergerHarness(maxQueuedOperations: 2, maxTransactionPages: 1, queueTimeout: TimeSpan.FromMilliseconds(50));
         var pipeline = harness.Pipeline;
-        pipeline.Writes.Close();
-        var inFlight = harness.Enqueue(RecordingOperation.Applying(1));
-        await pipeline.Writes.Reached.WaitAsync(HangGuard);
+        var inFlight = await harness.EnqueueWithWriteHeld(RecordingOperation.Applying(1));
         var nextBatch = harness.Enqueue(RecordingOperation.Applying(2));
         await nextBatch.Executed.WaitAsync(HangGuard);
         var queued = new[] { harness.Enqueue(RecordingOperation.Applying(3)), harness.Enqueue(RecordingOperation.Applying(4)) };
@@ -197,9 +189,8 @@ public sealed class TransactionMergerComponentTests
     {
         await using var harness = new MergerHarness();
         var pipeline = harness.Pipeline;
-        pipeline.Writes.Close();
-        var operations = Enumerable.Range(0, 6).Select(i => harness.Enqueue(RecordingOperation.Applying(i))).ToArray();
-        await pipeline.Writes.Reached.WaitAsync(HangGuard);
+        var first = await harness.EnqueueWithWriteHeld(RecordingOperation.Applying(0));
+        var operations = Enumerable.Range(1, 5).Select(i => harness.Enqueue(RecordingOperation.Applying(i))).Prepend(first).ToArray();
 
         var stopping = harness.StopAsync();
         // The first write is held, so stopping cannot have finished draining.

@@ -123,6 +123,10 @@ CAIRN_EXPORT int32_t cairn_file_close(cairn_file *file, int32_t *os_error)
 {
     if (file == NULL)
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
+    /* Unlock before closing: the flock belongs to the open file description, which a child forked by
+     * any thread of the host shares until its exec closes it. Closing alone would leave the lock held
+     * for that window, and a reopen right after a close would find the environment locked. */
+    (void)flock(file->fd, LOCK_UN);
     int error = close(file->fd) != 0 ? errno : 0;
     free(file->path);
     free(file);

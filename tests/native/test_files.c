@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define KIB 1024
@@ -292,6 +293,35 @@ static void test_lock(const char *dir)
     free(path);
 }
 
+/* A child forked while the file is open shares its open file description (here it never execs, as a
+ * child of the host may not for a while): closing in the parent must still release the lock. */
+static void test_lock_released_while_a_forked_child_holds_the_descriptor(const char *dir)
+{
+    char *path = test_join(dir, "lock-fork");
+    cairn_file *first = open_file(path, CAIRN_OPEN_CREATE);
+    CHECK_OK(cairn_file_lock(first, &test_last_os_error));
+    int to_child[2];
+    CHECK(pipe(to_child) == 0);
+    pid_t child = fork();
+    CHECK(child >= 0);
+    if (child == 0) {
+        char done;
+        close(to_child[1]);
+        (void)read(to_child[0], &done, 1); /* holds the inherited descriptor until the parent is done */
+        _exit(0);
+    }
+    close(to_child[0]);
+    CHECK_OK(cairn_file_close(first, &test_last_os_error));
+    cairn_file *second = open_file(path, 0);
+    CHECK_OK(cairn_file_lock(second, &test_last_os_error));
+    CHECK_OK(cairn_file_close(second, &test_last_os_error));
+    CHECK(write(to_child[1], "x", 1) == 1);
+    close(to_child[1]);
+    int status = 0;
+    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    free(path);
+}
+
 static void test_map(const char *dir)
 {
     char *path = test_join(dir, "map");
@@ -370,6 +400,7 @@ int main(void)
     test_vectored_writes(dir);
     test_write_validation(dir);
     test_lock(dir);
+    test_lock_released_while_a_forked_child_holds_the_descriptor(dir);
     test_map(dir);
     test_null_handles();
     CHECK(test_count_open_fds() == fds_before);

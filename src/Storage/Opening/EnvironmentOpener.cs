@@ -73,8 +73,9 @@ internal static unsafe class EnvironmentOpener
             pages = FreedRecoveredRuns.Drop(pages, freeSpace, scratch, dataFile.FilePath, out _);
             state = state.WithPages(state.Epoch, pages, state.View);
             var ioStats = new IoStats(settings.IoStatsCapacity);
-            var inventory = new JournalInventory(journals, settings.JournalSizing, recovery.Journals, logger, settings.PrepareSpareJournals);
-            var journal = new WriteAheadJournal(inventory, ioStats, logger, settings.SlowJournalWriteThreshold);
+            var inventory = new JournalInventory(journals, settings.JournalSizing, recovery.Journals, logger);
+            var spares = new SpareJournals(inventory, logger, settings.PrepareSpareJournals);
+            var journal = new WriteAheadJournal(inventory, spares, ioStats, logger, settings.SlowJournalWriteThreshold);
             return new OpenedEnvironment(dataFile, headers, scratch, state, freeSpace, journal, ioStats, recovery.TransactionsReplayed);
         }
         catch

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Diagnostics.CodeAnalysis;
 using Cairn.Diagnostics;
 using Cairn.Pal;
 using Microsoft.Extensions.Logging;
@@ -8,9 +9,10 @@ namespace Cairn.Journal.Files;
 /// <summary>
 /// Every file in the journal folder, and what becomes of it: hands the writer its next journal (a spare
 /// renamed into place when one is ready, else a new pre-zeroed file), keeps full journals until a
-/// data-file sync covers them, then deletes them or keeps a few to reuse, and prepares spares ahead of
-/// the switch that will need them. The writer (<see cref="WriteAheadJournal"/>) switches files, the
-/// flusher releases them, the spare thread adds spares; the bytes appended are the writer's business.
+/// data-file sync covers them, then deletes them or keeps a few to reuse, and sizes and keeps the spares
+/// <see cref="SpareJournals"/> prepares ahead of a switch. The writer (<see cref="WriteAheadJournal"/>)
+/// switches files, the flusher releases them, the spare thread adds spares; the bytes appended are the
+/// writer's business.
 /// </summary>
 internal sealed class JournalInventory : IDisposable
 {
@@ -19,12 +21,11 @@ internal sealed class JournalInventory : IDisposable
     private readonly string _directory;
     private readonly JournalSizing _sizing;
     private readonly ILogger _logger;
-    private readonly bool _prepareSpares;
-    private readonly SparePreparationThread _spareThread;
 
     // Guards the lists, the numbers and the file in service below. A switch holds it while it renames or
-    // creates the next file (only the flusher and the spare thread wait for that, never an append), and
-    // Release lets go of it before it touches the file system.
+    // creates the next file (the flusher and the spare thread may wait for that; other appends wait on
+    // the writer's own lock anyway), and Release lets go of it before it touches the file system. Taken
+    // inside the writer's lock, never the other way round.
     private readonly Lock _gate = new();
     private readonly List<RetainedJournal> _retained;
     private readonly List<RecyclableJournal> _recyclable;
@@ -35,23 +36,16 @@ internal sealed class JournalInventory : IDisposable
     private JournalFile? _inService;
     private bool _warnedDirectFallback;
 
-    private volatile bool _spareWanted;
-    private long _spareCheckedFor = -1; // only the writer's NoteAppended reads and writes it
-
     /// <param name="files">What recovery found in <paramref name="directory"/>.</param>
-    /// <param name="prepareSpares">Whether to prepare spares ahead (off: every switch without a recycled file creates its own).</param>
-    public JournalInventory(string directory, JournalSizing sizing, JournalFileSet files, ILogger logger, bool prepareSpares = true)
+    public JournalInventory(string directory, JournalSizing sizing, JournalFileSet files, ILogger logger)
     {
         _directory = directory;
         _sizing = sizing;
         _logger = logger;
-        _prepareSpares = prepareSpares;
-        _spareWanted = prepareSpares;
         _retained = [.. files.Retained];
         _recyclable = [.. files.Recyclable];
         _nextSequence = files.NextSequence;
         _nextRecyclableNumber = files.NextRecyclableNumber;
-        _spareThread = new SparePreparationThread(PrepareSpare);
     }
 
     public string DirectoryPath => _directory;
@@ -132,7 +126,6 @@ internal sealed class JournalInventory : IDisposable
             }
             _nextSequence = sequence + 1;
             _inService = opened;
-            _spareWanted = _prepareSpares && SpareSizeWanted() > 0;
             Log.JournalCreated(_logger, path, size, how);
             if (opened.DirectIOFellBack && !_warnedDirectFallback)
             {
@@ -243,72 +236,35 @@ internal sealed class JournalInventory : IDisposable
     }
 
     /// <summary>
-    /// Whether the next switch has no spare file ready (the journal in service is half full, or there is
-    /// none yet): <see cref="RequestSpare"/> would start preparing one.
+    /// The size the next journal will likely need, or 0 if a spare of that size is ready or it is too early
+    /// to tell (the journal in service is less than half full).
     /// </summary>
-    public bool SpareWanted => _spareWanted;
-
-    /// <summary>When <see cref="SpareWanted"/>, starts <see cref="PrepareSpare"/> on a thread of its own (unless that is under way).</summary>
-    public void RequestSpare()
+    public long SpareSizeWanted()
     {
-        if (_spareWanted)
-            _spareThread.Start();
+        lock (_gate)
+            return SpareSizeWantedLocked();
     }
 
-    /// <summary>The writer, after each append: decides once per journal, when it passes half full, whether a spare is wanted.</summary>
-    public void NoteAppended(JournalFile journal)
+    /// <summary>Names a spare of the size wanted now (<paramref name="size"/>); false if none is wanted.</summary>
+    public bool TryReserveSpare([NotNullWhen(true)] out string? path, out long size)
     {
-        // Once per file: a spare that failed is not asked for again on every commit.
-        if (!_prepareSpares || _spareCheckedFor == journal.Sequence || journal.WritePosition * 2 < journal.Size)
-            return;
-        _spareCheckedFor = journal.Sequence;
         lock (_gate)
-            _spareWanted = SpareSizeWanted() > 0;
+        {
+            size = SpareSizeWantedLocked();
+            path = size == 0 ? null : Path.Combine(_directory, JournalFileName.Recyclable(_nextRecyclableNumber++));
+            return path is not null;
+        }
     }
 
-    /// <summary>
-    /// When <see cref="SpareWanted"/>, creates and pre-zeroes (on the calling thread) the file the next
-    /// switch will rename into place, so that a commit that fills the journal pays for a rename, not for
-    /// writing a file of zeros. A failure (a full disk, say) is logged and leaves the switch to create the
-    /// file itself.
-    /// </summary>
-    public void PrepareSpare()
+    /// <summary>A spare prepared under a name <see cref="TryReserveSpare"/> gave: the next switch may take it.</summary>
+    public void AddSpare(RecyclableJournal spare)
     {
-        if (!_spareWanted)
-            return;
-        long size;
-        string path;
         lock (_gate)
-        {
-            size = SpareSizeWanted();
-            _spareWanted = false;
-            if (size == 0)
-                return;
-            path = Path.Combine(_directory, JournalFileName.Recyclable(_nextRecyclableNumber++));
-        }
-        try
-        {
-            // Allocated, written with zeros and synced. Its name need not be durable yet: the rename that
-            // makes it a journal syncs the directory, and a spare lost in a crash is just not there.
-            using (PalFile.OpenJournal(path, size))
-            {
-            }
-        }
-        catch (Exception e) when (e is PalIOException or IOException or UnauthorizedAccessException)
-        {
-            BestEffortFiles.TryDelete(path);
-            Log.JournalSpareNotPrepared(_logger, e, path, size);
-            return;
-        }
-        lock (_gate)
-            _recyclable.Add(new RecyclableJournal(path, size));
+            _recyclable.Add(spare);
     }
 
-    /// <summary>
-    /// Under the lock: the size the next journal is likely to need, or 0 if a spare of that size is ready
-    /// or it is too early to tell. The fill time of the journal in service is projected from how far it has come.
-    /// </summary>
-    private long SpareSizeWanted()
+    /// <summary>Under the lock: see <see cref="SpareSizeWanted"/>. The fill time of the journal in service is projected from how far it has come.</summary>
+    private long SpareSizeWantedLocked()
     {
         long wanted;
         if (_inService is not { } active)
@@ -330,10 +286,9 @@ internal sealed class JournalInventory : IDisposable
         return wanted;
     }
 
-    /// <summary>Waits for a spare under way and closes the journal in service, deleting nothing.</summary>
+    /// <summary>Closes the journal in service, deleting nothing.</summary>
     public void Dispose()
     {
-        _spareThread.Dispose(); // no file appears in the folder after the environment let go of it
         lock (_gate)
         {
             _inService?.Dispose();

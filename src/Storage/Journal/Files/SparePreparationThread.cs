@@ -1,10 +1,11 @@
 namespace Cairn.Journal.Files;
 
 /// <summary>
-/// Runs spare-journal preparation on a thread of its own, one run at a time: pre-zeroing up to
-/// <see cref="JournalSizing.MaxSize"/> bytes takes long enough that neither a commit nor the flusher
-/// should wait for it. Once disposed it starts nothing more and has waited for the run under way, so no
-/// file appears in the journal folder after the environment let go of it.
+/// Runs <see cref="SpareJournals.PrepareNow"/> on a thread of its own, one run at a time: pre-zeroing up
+/// to <see cref="JournalSizing.MaxSize"/> bytes takes long enough that neither a commit nor the flusher
+/// should wait for it (and the flusher's flushes would wait behind the zeros). Once disposed it starts
+/// nothing more and has waited for the run under way, so no file appears in the journal folder after
+/// the environment let go of it.
 /// </summary>
 internal sealed class SparePreparationThread(Action prepare) : IDisposable
 {

@@ -9,12 +9,14 @@ namespace Cairn.Journal.Files;
 /// <summary>
 /// The journal's append path: writes each commit's entry with one O_DIRECT|O_DSYNC write to the journal
 /// in service, and asks the <see cref="JournalInventory"/> for the next one when an entry does not fit.
-/// Which files exist, which are kept and which are reused is the inventory's business; the members that
-/// reach it from here are there so the environment holds one journal object.
+/// Which files exist, which are kept and which are reused is the inventory's business, preparing spares
+/// is <see cref="SpareJournals"/>'; the members that reach them from here are there so that the
+/// environment holds one journal object.
 /// </summary>
 internal sealed unsafe class WriteAheadJournal : IDisposable
 {
     private readonly JournalInventory _inventory;
+    private readonly SpareJournals _spares;
     private readonly IoStats _ioStats;
     private readonly ILogger _logger;
     private readonly TimeSpan _slowWrite;
@@ -25,9 +27,10 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
     private JournalFile? _active;
     private byte* _zeroBlock;
 
-    public WriteAheadJournal(JournalInventory inventory, IoStats ioStats, ILogger logger, TimeSpan slowWrite)
+    public WriteAheadJournal(JournalInventory inventory, SpareJournals spares, IoStats ioStats, ILogger logger, TimeSpan slowWrite)
     {
         _inventory = inventory;
+        _spares = spares;
         _ioStats = ioStats;
         _logger = logger;
         _slowWrite = slowWrite;
@@ -40,8 +43,8 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
     /// <inheritdoc cref="JournalInventory.RetainedBytes"/>
     public long RetainedBytes => _inventory.RetainedBytes;
 
-    /// <inheritdoc cref="JournalInventory.RequestSpare"/>
-    public void RequestSpare() => _inventory.RequestSpare();
+    /// <inheritdoc cref="SpareJournals.Request"/>
+    public void RequestSpare() => _spares.Request();
 
     /// <inheritdoc cref="JournalInventory.Release"/>
     public (int Deleted, int Recycled) Release(long syncedTransactionId) => _inventory.Release(syncedTransactionId);
@@ -75,7 +78,7 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
                 throw new JournalWriteFatalException(journal.FilePath, offset, e);
             }
             long end = Stopwatch.GetTimestamp();
-            _inventory.NoteAppended(journal);
+            _spares.NoteAppended(journal);
             _ioStats.Record(IoOperationKind.JournalWrite, start, end, length, journal.FilePath,
                 firstTransactionId, lastTransactionId, transactionCount);
             var elapsed = Stopwatch.GetElapsedTime(start, end);
@@ -90,6 +93,7 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
         var full = _active;
         _active = null; // retired by the inventory even when the next file cannot be opened
         _active = _inventory.OpenNext(full, entryLength);
+        _spares.NoteSwitched();
     }
 
     /// <summary>
@@ -124,6 +128,7 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
     /// <summary>Closes the journal in service without deleting anything (a clean close calls <see cref="ReleaseAll"/> first).</summary>
     public void Dispose()
     {
+        _spares.Dispose(); // no file appears in the folder after the environment let go of it
         lock (_appendLock)
         {
             _inventory.Dispose();

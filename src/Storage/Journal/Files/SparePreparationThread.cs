@@ -9,35 +9,51 @@ namespace Cairn.Journal.Files;
 /// </summary>
 internal sealed class SparePreparationThread(Action prepare) : IDisposable
 {
+    // Guards the three fields below, so that a run is either started before Dispose looks (and waited
+    // for) or not started at all. Held only to start a run or to note its end, never while one runs.
+    private readonly Lock _gate = new();
     private Task _run = Task.CompletedTask;
-    private int _running; // 1 while a run is under way, so that a second request does not start another
-    private volatile bool _disposing;
+    private bool _running;
+    private bool _disposed;
 
     /// <summary>Starts a run unless one is under way or the owner is closing.</summary>
     public void Start()
     {
-        if (_disposing || Interlocked.CompareExchange(ref _running, 1, 0) != 0)
-            return;
-        _run = Task.Factory.StartNew(static state => ((SparePreparationThread)state!).Run(), this,
-            CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        lock (_gate)
+        {
+            if (_disposed || _running)
+                return;
+            _running = true;
+            _run = Task.Factory.StartNew(static state => ((SparePreparationThread)state!).Run(), this,
+                CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        }
     }
 
     private void Run()
     {
         try
         {
-            if (!_disposing)
+            bool closing;
+            lock (_gate)
+                closing = _disposed;
+            if (!closing) // a close right after the request need not wait for a file nobody will use
                 prepare();
         }
         finally
         {
-            Volatile.Write(ref _running, 0);
+            lock (_gate)
+                _running = false;
         }
     }
 
     public void Dispose()
     {
-        _disposing = true;
-        _run.Wait();
+        Task run;
+        lock (_gate)
+        {
+            _disposed = true;
+            run = _run;
+        }
+        run.Wait();
     }
 }

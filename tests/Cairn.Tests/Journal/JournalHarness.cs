@@ -55,6 +55,20 @@ internal sealed unsafe class JournalHarness : IDisposable
             Append(transactionId, (100 + transactionId, (int)transactionId));
     }
 
+    /// <summary>
+    /// Appends empty entries of transactions 1 to 8: 1 to 4 fill journal 1, which a sync of 4 then recycles;
+    /// 5 to 8 fill journal 2. So the next append switches to journal 3, journal 1's file renamed, with
+    /// transactions 1 to 4 still in it.
+    /// </summary>
+    public void FillTwoJournalsRecyclingTheFirst()
+    {
+        for (long tx = 1; tx <= 5; tx++)
+            Append(tx);
+        Assert.Equal((0, 1), Journal.Release(4));
+        for (long tx = 6; tx <= 8; tx++)
+            Append(tx);
+    }
+
     /// <summary>What the entry reader finds at <paramref name="offset"/> of the file on disk.</summary>
     public static JournalEntryValidation EntryAt(string path, long offset)
     {

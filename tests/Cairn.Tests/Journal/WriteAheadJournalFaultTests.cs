@@ -56,11 +56,7 @@ public sealed class WriteAheadJournalFaultTests : IDisposable
         using var wal = new JournalHarness(dir.Path, s_environment);
         // Journal 1 is recycled into journal 3, so the place the failing entry was to go holds an old entry:
         // transaction 1, which the wipe must leave no trace of.
-        for (long tx = 1; tx <= 5; tx++)
-            wal.Append(tx);
-        wal.Journal.Release(4);
-        for (long tx = 6; tx <= 8; tx++)
-            wal.Append(tx);
+        wal.FillTwoJournalsRecyclingTheFirst();
 
         // Renaming the spare writes nothing, and it is full size already: the entry's write is the first.
         PalFaultInjection.Arm(PalFaultKind.WriteError, osError: ENOSPC, pathFilter: Filter(dir.Path));

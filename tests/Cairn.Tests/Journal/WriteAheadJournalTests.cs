@@ -129,11 +129,8 @@ public sealed class WriteAheadJournalTests
     {
         using var dir = new TestDirectory("wal-recycle");
         using var wal = new JournalHarness(dir.Path, s_environment);
-        for (long tx = 1; tx <= 5; tx++)
-            wal.Append(tx); // four fill journal 1, the fifth starts journal 2
-        Assert.Equal((0, 1), wal.Journal.Release(4));
-        for (long tx = 6; tx <= 8; tx++)
-            wal.Append(tx);
+        wal.FillTwoJournalsRecyclingTheFirst();
+        Assert.True(File.Exists(wal.RecyclablePath(1)));
 
         Assert.Equal(new JournalPosition(3, JournalEntryFactory.EmptyEntrySize), wal.Append(9));
 

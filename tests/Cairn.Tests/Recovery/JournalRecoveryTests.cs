@@ -197,11 +197,8 @@ public sealed class JournalRecoveryTests
         // which is journal 1 recycled after a sync of 4: transactions 2 to 4 are still in it, after 9.
         using (var wal = new JournalHarness(scene.JournalDirectory, scene.Header.EnvironmentId))
         {
-            for (long tx = 1; tx <= 5; tx++)
-                wal.Append(tx);
-            Assert.Equal((0, 1), wal.Journal.Release(4));
-            for (long tx = 6; tx <= 9; tx++)
-                wal.Append(tx);
+            wal.FillTwoJournalsRecyclingTheFirst();
+            wal.Append(9);
             Assert.Equal([9L, 2, 3, 4], JournalHarness.TransactionsByBlock(wal.JournalPath(3)));
         } // a crash: nothing released, nothing synced after 4
         var log = new CapturingLoggerFactory();

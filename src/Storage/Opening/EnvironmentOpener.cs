@@ -73,9 +73,9 @@ internal static unsafe class EnvironmentOpener
             pages = FreedRecoveredRuns.Drop(pages, freeSpace, scratch, dataFile.FilePath, out _);
             state = state.WithPages(state.Epoch, pages, state.View);
             var ioStats = new IoStats(settings.IoStatsCapacity);
-            var journal = new WriteAheadJournal(journals, settings.JournalSizing, ioStats, logger, settings.SlowJournalWriteThreshold,
-                recovery.NextSequence, recovery.RetainedJournals, recovery.RecyclableJournals, recovery.NextRecyclableNumber,
-                settings.PrepareSpareJournals);
+            var inventory = new JournalInventory(journals, settings.JournalSizing, recovery.Journals, logger);
+            var spares = new SpareJournals(inventory, logger, settings.PrepareSpareJournals);
+            var journal = new WriteAheadJournal(inventory, spares, ioStats, logger, settings.SlowJournalWriteThreshold);
             return new OpenedEnvironment(dataFile, headers, scratch, state, freeSpace, journal, ioStats, recovery.TransactionsReplayed);
         }
         catch

@@ -23,14 +23,11 @@ internal sealed class RecoveryResult
     /// <summary>Rebuilt page runs still in scratch memory, sorted by page number: the first state's page table.</summary>
     public required List<(long PageNumber, PageVersion Version)> Pages { get; init; }
 
-    public required List<RetainedJournal> RetainedJournals { get; init; }
-
-    public required List<RecyclableJournal> RecyclableJournals { get; init; }
-
-    /// <summary>Above every journal sequence number this environment has used, so a new journal is never mistaken for an old one.</summary>
-    public required long NextSequence { get; init; }
-
-    public required long NextRecyclableNumber { get; init; }
+    /// <summary>
+    /// The journal files left after recovery, for the journal's inventory to start from. Its next sequence
+    /// number is above every one this environment has used, so a new journal is never mistaken for an old one.
+    /// </summary>
+    public required JournalFileSet Journals { get; init; }
 
     public required long JournalBytesRead { get; init; }
 

@@ -1,0 +1,298 @@
+using System.Diagnostics;
+using System.Diagnostics.CodeAnalysis;
+using Cairn.Diagnostics;
+using Cairn.Pal;
+using Microsoft.Extensions.Logging;
+
+namespace Cairn.Journal.Files;
+
+/// <summary>
+/// Every file in the journal folder, and what becomes of it: hands the writer its next journal (a spare
+/// renamed into place when one is ready, else a new pre-zeroed file), keeps full journals until a
+/// data-file sync covers them, then deletes them or keeps a few to reuse, and sizes and keeps the spares
+/// <see cref="SpareJournals"/> prepares ahead of a switch. The writer (<see cref="WriteAheadJournal"/>)
+/// switches files, the flusher releases them, the spare thread adds spares; the bytes appended are the
+/// writer's business.
+/// </summary>
+internal sealed class JournalInventory : IDisposable
+{
+    private const int MaxRecyclable = 2;
+
+    private readonly string _directory;
+    private readonly JournalSizing _sizing;
+    private readonly ILogger _logger;
+
+    // Guards the lists, the numbers and the file in service below. A switch holds it while it renames or
+    // creates the next file (the flusher and the spare thread may wait for that; other appends wait on
+    // the writer's own lock anyway), and Release lets go of it before it touches the file system. Taken
+    // inside the writer's lock, never the other way round.
+    private readonly Lock _gate = new();
+    private readonly List<RetainedJournal> _retained;
+    private readonly List<RecyclableJournal> _recyclable;
+    private long _nextSequence;
+    private long _nextRecyclableNumber;
+    // The journal the writer appends to. The writer moves its write position without this lock, so the
+    // fill read from it here (to size the next spare) may be an append behind.
+    private JournalFile? _inService;
+    private bool _warnedDirectFallback;
+
+    /// <param name="files">What recovery found in <paramref name="directory"/>.</param>
+    public JournalInventory(string directory, JournalSizing sizing, JournalFileSet files, ILogger logger)
+    {
+        _directory = directory;
+        _sizing = sizing;
+        _logger = logger;
+        _retained = [.. files.Retained];
+        _recyclable = [.. files.Recyclable];
+        _nextSequence = files.NextSequence;
+        _nextRecyclableNumber = files.NextRecyclableNumber;
+    }
+
+    public string DirectoryPath => _directory;
+
+    /// <summary>Bytes of journal files on disk that recovery may have to read (the one in service and those awaiting a sync).</summary>
+    public long RetainedBytes
+    {
+        get
+        {
+            lock (_gate)
+            {
+                long bytes = _inService?.Size ?? 0;
+                foreach (var journal in _retained)
+                    bytes += journal.Size;
+                return bytes;
+            }
+        }
+    }
+
+    /// <summary>The files as they stand (not counting the one in service), in the shape recovery hands them over.</summary>
+    public JournalFileSet Snapshot()
+    {
+        lock (_gate)
+            return new JournalFileSet(_nextSequence, [.. _retained], [.. _recyclable], _nextRecyclableNumber);
+    }
+
+    /// <summary>
+    /// Retires <paramref name="full"/> (the journal in service, if any) and opens the next journal, big
+    /// enough for an entry of <paramref name="entryLength"/> bytes. On failure (a full disk while
+    /// pre-zeroing, say) no new file is left behind and no journal is in service; the next call tries
+    /// again under the same sequence number.
+    /// </summary>
+    public JournalFile OpenNext(JournalFile? full, long entryLength)
+    {
+        lock (_gate)
+        {
+            long previousSize = 0;
+            var fillTime = TimeSpan.Zero;
+            if (full is not null)
+            {
+                previousSize = full.Size;
+                fillTime = Stopwatch.GetElapsedTime(full.CreatedTimestamp);
+                RetireLocked(full);
+            }
+            long size = _sizing.NextSize(previousSize, fillTime, entryLength);
+            long sequence = _nextSequence;
+            string path = Path.Combine(_directory, JournalFileName.For(sequence));
+            string how;
+            JournalFile? opened = null;
+            int spare = FindRecyclable(entryLength, size);
+            try
+            {
+                if (spare >= 0)
+                {
+                    // The spare's own size, even when the sizing asked for more: growing it here would write
+                    // zeros on the commit path, which is what spares are for avoiding. The next spare catches up.
+                    var recyclable = _recyclable[spare];
+                    PalFileSystem.RenameDurable(recyclable.FilePath, path);
+                    _recyclable.RemoveAt(spare);
+                    size = recyclable.Size;
+                    how = $"recycled from {Path.GetFileName(recyclable.FilePath)}";
+                    opened = JournalFile.Open(sequence, path, size);
+                }
+                else
+                {
+                    how = "new, pre-zeroed";
+                    opened = JournalFile.Open(sequence, path, size);
+                    // The new name must survive a crash, or entries written into the file would be lost with it.
+                    // (A durable rename has already synced the directory.)
+                    PalFileSystem.SyncDirectory(_directory);
+                }
+            }
+            catch
+            {
+                opened?.Dispose();
+                BestEffortFiles.TryDelete(path);
+                throw;
+            }
+            _nextSequence = sequence + 1;
+            _inService = opened;
+            Log.JournalCreated(_logger, path, size, how);
+            if (opened.DirectIOFellBack && !_warnedDirectFallback)
+            {
+                _warnedDirectFallback = true;
+                Log.JournalDirectIoFallback(_logger, path);
+            }
+            return opened;
+        }
+    }
+
+    /// <summary>Closes <paramref name="journal"/> for good (a clean close); it is kept until a sync covers it.</summary>
+    public void Retire(JournalFile journal)
+    {
+        lock (_gate)
+            RetireLocked(journal);
+    }
+
+    private void RetireLocked(JournalFile journal)
+    {
+        _retained.Add(new RetainedJournal(journal.Sequence, journal.FilePath, journal.Size, journal.LastTransactionId));
+        journal.Dispose();
+        if (ReferenceEquals(_inService, journal))
+            _inService = null;
+    }
+
+    /// <summary>A recycled file big enough for the entry, preferring one of the wanted size.</summary>
+    private int FindRecyclable(long entryLength, long wantedSize)
+    {
+        int best = -1;
+        for (int i = 0; i < _recyclable.Count; i++)
+        {
+            long size = _recyclable[i].Size;
+            if (size < entryLength)
+                continue;
+            if (best < 0 || Math.Abs(size - wantedSize) < Math.Abs(_recyclable[best].Size - wantedSize))
+                best = i;
+        }
+        return best;
+    }
+
+    /// <summary>
+    /// Deletes (or keeps for reuse) every retired journal whose transactions are all at or below
+    /// <paramref name="syncedTransactionId"/>; the journal in service stays. Returns how many went each way.
+    /// </summary>
+    public (int Deleted, int Recycled) Release(long syncedTransactionId)
+    {
+        // Decide under the lock, touch the file system outside it: a rename syncs a directory, and a
+        // switch must not wait for that.
+        var releasing = new List<(RetainedJournal Journal, string? RecycleAs)>();
+        lock (_gate)
+        {
+            int spareSlots = MaxRecyclable - _recyclable.Count;
+            for (int i = 0; i < _retained.Count; i++)
+            {
+                var journal = _retained[i];
+                if (journal.LastTransactionId > syncedTransactionId)
+                    continue;
+                _retained.RemoveAt(i--);
+                bool recycle = spareSlots > 0 && journal.Size <= _sizing.MaxSize && journal.Size >= _sizing.InitialSize;
+                if (recycle)
+                    spareSlots--;
+                releasing.Add((journal, recycle ? Path.Combine(_directory, JournalFileName.Recyclable(_nextRecyclableNumber++)) : null));
+            }
+        }
+        int deleted = 0, recycled = 0;
+        var kept = new List<RetainedJournal>();
+        var spares = new List<RecyclableJournal>();
+        foreach (var (journal, recycleAs) in releasing)
+        {
+            if (recycleAs is not null && BestEffortFiles.TryRename(journal.FilePath, recycleAs))
+            {
+                spares.Add(new RecyclableJournal(recycleAs, journal.Size));
+                recycled++;
+            }
+            else if (TryDeleteSynced(journal))
+                deleted++;
+            else
+                kept.Add(journal); // tried again after the next sync
+        }
+        lock (_gate)
+        {
+            _recyclable.AddRange(spares);
+            _retained.InsertRange(0, kept);
+        }
+        return (deleted, recycled);
+    }
+
+    /// <summary>
+    /// Deletes a journal the data file covers. A failure changes nothing that matters (recovery skips
+    /// what the header says is synced), so it is logged and the file is tried again later.
+    /// </summary>
+    private bool TryDeleteSynced(RetainedJournal journal)
+    {
+        try
+        {
+            PalFileSystem.DeleteFile(journal.FilePath);
+            return true;
+        }
+        catch (PalFileNotFoundException)
+        {
+            return true;
+        }
+        catch (PalIOException e)
+        {
+            Log.JournalNotDeleted(_logger, e, journal.FilePath);
+            return false;
+        }
+    }
+
+    /// <summary>
+    /// The size the next journal will likely need, or 0 if a spare of that size is ready or it is too early
+    /// to tell (the journal in service is less than half full).
+    /// </summary>
+    public long SpareSizeWanted()
+    {
+        lock (_gate)
+            return SpareSizeWantedLocked();
+    }
+
+    /// <summary>Names a spare of the size wanted now (<paramref name="size"/>); false if none is wanted.</summary>
+    public bool TryReserveSpare([NotNullWhen(true)] out string? path, out long size)
+    {
+        lock (_gate)
+        {
+            size = SpareSizeWantedLocked();
+            path = size == 0 ? null : Path.Combine(_directory, JournalFileName.Recyclable(_nextRecyclableNumber++));
+            return path is not null;
+        }
+    }
+
+    /// <summary>A spare prepared under a name <see cref="TryReserveSpare"/> gave: the next switch may take it.</summary>
+    public void AddSpare(RecyclableJournal spare)
+    {
+        lock (_gate)
+            _recyclable.Add(spare);
+    }
+
+    /// <summary>Under the lock: see <see cref="SpareSizeWanted"/>. The fill time of the journal in service is projected from how far it has come.</summary>
+    private long SpareSizeWantedLocked()
+    {
+        long wanted;
+        if (_inService is not { } active)
+        {
+            wanted = _sizing.NextSize(0, TimeSpan.Zero, 0);
+        }
+        else
+        {
+            long written = active.WritePosition;
+            if (written * 2 < active.Size)
+                return 0;
+            var elapsed = Stopwatch.GetElapsedTime(active.CreatedTimestamp);
+            var projected = elapsed * ((double)active.Size / Math.Max(1, written));
+            wanted = _sizing.NextSize(active.Size, projected, 0);
+        }
+        foreach (var spare in _recyclable)
+            if (spare.Size >= wanted)
+                return 0;
+        return wanted;
+    }
+
+    /// <summary>Closes the journal in service, deleting nothing.</summary>
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            _inService?.Dispose();
+            _inService = null;
+        }
+    }
+}

@@ -83,8 +83,10 @@ internal sealed unsafe class CommitHarness : IDisposable
     /// constructor is one edit.
     /// </summary>
     private static WriteAheadJournal CreateJournal(string directory, IoStats ioStats, ILogger logger)
-        => new(directory, new JournalSizing(1 << 20, 1 << 20), ioStats, logger, slowWrite: TimeSpan.FromMinutes(1),
-            nextSequence: 1, retained: [], recyclable: [], nextRecyclableNumber: 1, prepareSpares: false);
+    {
+        var inventory = new JournalInventory(directory, new JournalSizing(1 << 20, 1 << 20), JournalFileSet.Empty(1), logger);
+        return new WriteAheadJournal(inventory, new SpareJournals(inventory, logger, enabled: false), ioStats, logger, slowWrite: TimeSpan.FromMinutes(1));
+    }
 
     /// <summary>As <c>WriterLock.StartWriting</c>: reclaim what no reader reaches (freed pages become allocatable), pin the newest state.</summary>
     public LowLevelTransaction BeginWrite()

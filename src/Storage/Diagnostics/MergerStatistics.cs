@@ -12,6 +12,7 @@ namespace Cairn.Diagnostics;
 public sealed class MergerStatistics
 {
     private const int RecentCapacity = 1024;
+    // Guards the recent-batch ring and the totals: the merger records, any thread snapshots.
     private readonly Lock _gate = new();
     private readonly MergedBatch[] _recent = new MergedBatch[RecentCapacity];
     private long _batches;

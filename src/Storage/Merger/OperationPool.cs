@@ -9,6 +9,7 @@ internal static class OperationPool<T> where T : class, new()
 {
     private const int Capacity = 1024;
     private static readonly T?[] s_items = new T?[Capacity];
+    // Guards the pooled items and their count; held for a push or a pop.
     private static readonly Lock s_gate = new();
     private static int s_count;
 

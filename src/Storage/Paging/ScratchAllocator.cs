@@ -11,6 +11,7 @@ internal sealed unsafe class ScratchAllocator : IDisposable
 {
     private const int MaxCachedPages = 4096; // 32 MiB kept for reuse at most
     private readonly Stack<nint> _freeSinglePages = new(MaxCachedPages);
+    // Guards the cached single pages (the writer allocates, the flusher and reclaimer free); the byte count is interlocked.
     private readonly Lock _gate = new();
     private long _bytesInUse;
 

@@ -28,6 +28,7 @@ internal sealed class ReaderTable
     }
 
     private Slot[][] _segments = [new Slot[SegmentSize]];
+    // Serializes adding a segment (readers claim slots without it; segments never move once published).
     private readonly Lock _growGate = new();
 
     [ThreadStatic] private static int t_hint;

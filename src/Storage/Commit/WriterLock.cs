@@ -47,8 +47,15 @@ internal sealed class WriterLock(StatePublisher states, FreeSpaceMap freeSpace, 
     }
 
     /// <summary>With nothing in flight: waits until scratch memory is under its limit, and returns the state to go on from.</summary>
+    /// <remarks>
+    /// The writer's slot goes idle while it waits, as it is when <see cref="StartWriting"/> waits: pinned
+    /// on the state before the transaction it just published (where a merged chain leaves it), or on any
+    /// state the flusher has since replaced, it would keep the flusher from flushing that transaction's
+    /// pages or keep the flushed versions from being freed, and the wait would last until the timeout.
+    /// </remarks>
     public EnvironmentState WaitForScratch()
     {
+        states.Readers.MarkIdle(_slot);
         scratch.WaitForRoom(Reclaim, states);
         return states.Pin(_slot);
     }

@@ -21,7 +21,7 @@ public sealed class EnvironmentFailedException(string directory, string operatio
 /// than the commits, or a long-lived read transaction keeps old page versions from being flushed.
 /// </summary>
 public sealed class ScratchMemoryExhaustedException(long bytesInUse, long limit, TimeSpan timeout, long oldestReaderTransaction, long lastCommittedTransaction)
-    : TimeoutException($"Scratch memory holds {bytesInUse >> 20} MiB, above the {limit >> 20} MiB limit, and the flusher could not bring it down within {timeout.TotalSeconds:F0} s " +
+    : TimeoutException($"Scratch memory holds {bytesInUse >> 10} KiB, above the {limit >> 10} KiB limit, and the flusher could not bring it down within {timeout.TotalSeconds:F0} s " +
         (oldestReaderTransaction < lastCommittedTransaction
             ? $"(the oldest read transaction still sees transaction {oldestReaderTransaction} of {lastCommittedTransaction}: page versions newer than that cannot be flushed until it ends)."
             : "(the disk is not keeping up with the commits)."))

@@ -60,6 +60,43 @@ public class ScratchPressureTests
     }
 
     [Fact]
+    public async Task A_merged_transaction_over_the_limit_waits_for_the_flusher_and_the_next_ones_commit()
+    {
+        // One operation writes more than the limit: the merger, after publishing it, must wait for scratch
+        // memory without pinning the state before it (which would keep its pages from being flushed and
+        // fail the next operations with a scratch timeout).
+        using var dir = new TestDirectory("scratch-merged");
+        var options = new StorageOptions(dir.Path)
+        {
+            MaxScratchBytes = 1 << 20,
+            ScratchWaitTimeout = TimeSpan.FromSeconds(30),
+            FlushThresholdBytes = 1L << 30, // only the memory limit makes the flusher run
+            MaxFlushDelay = TimeSpan.FromHours(1),
+            SyncInterval = TimeSpan.FromHours(1),
+        };
+        using (var env = StorageEnvironment.Open(options))
+        {
+            for (int round = 0; round < 3; round++)
+            {
+                await env.WriteAsync(round, static (tx, r) =>
+                {
+                    var tree = tx.CreateTree("t");
+                    for (int k = r * 200; k < r * 200 + 200; k++)
+                        tree.Put(Bytes.Key(k), Bytes.Value(k, 7000));
+                });
+            }
+        }
+        using (var env = StorageEnvironment.Open(options))
+        {
+            using var tx = env.BeginRead();
+            var tree = tx.OpenTree("t");
+            Assert.Equal(600, tree.Count);
+            for (int k = 0; k < 600; k += 7)
+                Assert.Equal(Bytes.Value(k, 7000), tree.Get(Bytes.Key(k)));
+        }
+    }
+
+    [Fact]
     public void A_reader_that_pins_old_versions_makes_writers_fail_clearly_then_they_recover()
     {
         using var dir = new TestDirectory("scratch-pinned");

@@ -40,13 +40,37 @@ internal struct JournalEntryHeader
     public RootRecord Root;
     /// <summary>When the entry was written, UTC ticks (informational).</summary>
     public long Timestamp;
-    public long Reserved1;
-    public long Reserved2;
+    /// <summary>
+    /// The environment whose journal writer wrote the entry into this file when that is not
+    /// <see cref="EnvironmentId"/> (a branch's entry in its root's shared journal); zero when the entry's
+    /// own environment wrote it. Recovery accepts a journal that holds entries of others only if it
+    /// holds one of its own or one it wrote for another.
+    /// </summary>
+    public Guid WrittenBy;
+    /// <summary>
+    /// Bytes from the start of the write that carried the entry to the entry (0 for the first or only
+    /// entry of a write). Entries after a torn one in the same write were never acknowledged: recovery
+    /// tells them from damage in the middle of the log by where their write began.
+    /// </summary>
+    public long OffsetInWrite;
     public long Reserved3;
     public long Reserved4;
-    public long Reserved5;
     /// <summary>XXH64 of bytes [0, <see cref="ChecksummedLength"/>), seeded with <see cref="TransactionId"/>.</summary>
     public ulong HeaderChecksum;
+
+    /// <summary>
+    /// Rewrites the fields the journal writer decides (<see cref="WrittenBy"/>, <see cref="OffsetInWrite"/>)
+    /// in a finished entry and seals its header again; the payload and its hash are untouched.
+    /// </summary>
+    public static unsafe void StampWrite(byte* entry, Guid writtenBy, long offsetInWrite)
+    {
+        var header = (JournalEntryHeader*)entry;
+        if (header->WrittenBy == writtenBy && header->OffsetInWrite == offsetInWrite)
+            return;
+        header->WrittenBy = writtenBy;
+        header->OffsetInWrite = offsetInWrite;
+        header->HeaderChecksum = Hashing.XxHash64.Hash(entry, ChecksummedLength, unchecked((ulong)header->TransactionId));
+    }
 
     /// <summary>The whole entry's size for a payload of <paramref name="payloadSize"/> stored bytes.</summary>
     public static long EntrySize(long payloadSize) => AlignUp(Size + payloadSize);

@@ -30,8 +30,10 @@ public class JournalEntryHeaderTests
             (nameof(JournalEntryHeader.PayloadHash), 64),
             (nameof(JournalEntryHeader.Root), 72),
             (nameof(JournalEntryHeader.Timestamp), 136),
-            (nameof(JournalEntryHeader.Reserved1), 144),
-            (nameof(JournalEntryHeader.Reserved5), 176),
+            (nameof(JournalEntryHeader.WrittenBy), 144),
+            (nameof(JournalEntryHeader.OffsetInWrite), 160),
+            (nameof(JournalEntryHeader.Reserved3), 168),
+            (nameof(JournalEntryHeader.Reserved4), 176),
             (nameof(JournalEntryHeader.HeaderChecksum), 184),
         };
         foreach (var (field, offset) in expected)

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using Cairn.Diagnostics;
 using Cairn.Journal.Files;
+using Cairn.Journal.Sharing;
 using Cairn.Opening;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -20,7 +21,9 @@ public sealed partial class StorageEnvironment
     /// <exception cref="JournalCorruptionException">A journal is damaged where recovery needs it (the message names the file and offset).</exception>
     /// <exception cref="PageCorruptionException">A page does not validate.</exception>
     /// <exception cref="StorageFormatException">The data file is not a Cairn data file, or both header copies are damaged.</exception>
-    public static StorageEnvironment Open(StorageOptions options)
+    public static StorageEnvironment Open(StorageOptions options) => Open(options, joinedGroup: null);
+
+    private static StorageEnvironment Open(StorageOptions options, JournalGroup? joinedGroup)
     {
         ArgumentNullException.ThrowIfNull(options);
         StorageOptionsValidation.Validate(options);
@@ -30,7 +33,7 @@ public sealed partial class StorageEnvironment
             new JournalSizing(options.InitialJournalSize, options.MaxJournalSize), options.SlowJournalWriteThreshold,
             options.PrepareSpareJournals);
         var opened = EnvironmentOpener.Open(options.DirectoryPath, DataFileName, settings, logger);
-        var environment = new StorageEnvironment(options, logger, opened);
+        var environment = new StorageEnvironment(options, logger, opened, joinedGroup);
         Log.EnvironmentOpened(logger, options.DirectoryPath, opened.InitialState.TransactionId, opened.DataFile.PageCount,
             opened.TransactionsReplayed, Stopwatch.GetElapsedTime(started).TotalMilliseconds);
         return environment;

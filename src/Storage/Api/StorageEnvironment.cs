@@ -4,6 +4,7 @@ using Cairn.Errors;
 using Cairn.Flushing;
 using Cairn.FreeSpace;
 using Cairn.Journal.Files;
+using Cairn.Journal.Sharing;
 using Cairn.Merger;
 using Cairn.Paging;
 using Cairn.Transactions;
@@ -36,6 +37,8 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly ScratchAllocator _scratch;
     private readonly FreeSpaceMap _freeSpace;
     private readonly WriteAheadJournal _journal;
+    // The write stage's way into the journal: this environment's own, or its journal group's shared writes.
+    private readonly JournalGroupMember _journalMember;
     private readonly FailureLatch _failure;
     private readonly StatePublisher _states;
     private readonly ScratchBudget _budget;
@@ -50,7 +53,7 @@ public sealed partial class StorageEnvironment : IDisposable
     private volatile bool _userWriterOpen;
     private int _disposed;
 
-    private StorageEnvironment(StorageOptions options, ILogger logger, Opening.OpenedEnvironment opened)
+    private StorageEnvironment(StorageOptions options, ILogger logger, Opening.OpenedEnvironment opened, JournalGroup? joinedGroup = null)
     {
         _options = options;
         _logger = logger;
@@ -66,7 +69,14 @@ public sealed partial class StorageEnvironment : IDisposable
         _flusher = new FlushScheduler(_states, new DataFileFlushTarget(_dataFile, opened.Headers, _journal), _budget, _scratch, _failure,
             new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalSize),
             IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId);
-        _pipeline = new CommitPipeline(_states, _journal, _freeSpace, _failure, opened.Headers.Current.EnvironmentId, logger, OnPublished);
+        EnvironmentId = opened.Headers.Current.EnvironmentId;
+        _journalMember = new JournalGroupMember(_journal, EnvironmentId, isRoot: joinedGroup is null, IoStats, logger);
+        if (joinedGroup is not null)
+        {
+            _joinedGroup = joinedGroup;
+            _journalMember.Attach(joinedGroup);
+        }
+        _pipeline = new CommitPipeline(_states, _journalMember, _freeSpace, _failure, EnvironmentId, logger, OnPublished);
         _flusher.Start(unflushedWork: opened.TransactionsReplayed > 0);
         _journal.RequestSpare();
     }
@@ -236,6 +246,7 @@ public sealed partial class StorageEnvironment : IDisposable
             throw new LiveTransactionsException(OpenReaders(writerOpen: true), writer: true);
         // First, because the merger holds the write lock while it works: every queued operation commits.
         StopMerger();
+        CloseJournalGroup();
         bool writerOpen = !_writer.TryAcquire(TimeSpan.Zero);
         int readers = OpenReaders(writerOpen);
         if (readers > 0 || writerOpen)
@@ -279,11 +290,14 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private void ReleaseResources()
     {
+        CloseJournalGroup();
+        LeaveJournalGroup();
         _merger?.Dispose();
         _flusher.Dispose();
         _readContexts.Clear();
         _states.ReleaseAll();
         _journal.Dispose();
+        _journalMember.Dispose();
         _pipeline.Dispose();
         _scratch.Dispose();
         _dataFile.Dispose();

@@ -91,6 +91,16 @@ public sealed class StorageOptions
     public TimeSpan MergerReturnGrace { get; init; } = TimeSpan.FromMicroseconds(250);
 
     /// <summary>
+    /// For a journal group's root (<see cref="StorageEnvironment.OpenBranch"/>): at most this many entries
+    /// (commits of the root and its branches) go into one shared journal write, so a commit never waits
+    /// behind an unbounded one. At most 1024 (one vectored write's buffers).
+    /// </summary>
+    public int JournalGroupMaxEntriesPerWrite { get; init; } = 64;
+
+    /// <summary>For a journal group's root: at most this many bytes go into one shared journal write (a single larger entry goes alone).</summary>
+    public long JournalGroupMaxBytesPerWrite { get; init; } = 8L << 20;
+
+    /// <summary>
     /// Whether the background thread prepares the next journal file ahead of the switch (always, outside
     /// tests; a test turns it off to make the commit path create the file itself).
     /// </summary>

@@ -31,6 +31,10 @@ internal static class StorageOptionsValidation
         Positive(options.MergerMaxTransactionBytes, nameof(options.MergerMaxTransactionBytes));
         Positive(options.MergerMaxBatchDuration, nameof(options.MergerMaxBatchDuration));
         NonNegative(options.MergerReturnGrace, nameof(options.MergerReturnGrace));
+        if (options.JournalGroupMaxEntriesPerWrite is < 1 or > Journal.Files.WriteAheadJournal.MaxBuffersPerWrite)
+            throw Invalid(nameof(options.JournalGroupMaxEntriesPerWrite), options.JournalGroupMaxEntriesPerWrite,
+                $"must be between 1 and {Journal.Files.WriteAheadJournal.MaxBuffersPerWrite}");
+        Positive(options.JournalGroupMaxBytesPerWrite, nameof(options.JournalGroupMaxBytesPerWrite));
     }
 
     // SemaphoreSlim and friends take at most int.MaxValue milliseconds.

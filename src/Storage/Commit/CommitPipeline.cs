@@ -25,7 +25,7 @@ namespace Cairn.Commit;
 internal sealed unsafe class CommitPipeline : IDisposable
 {
     private readonly StatePublisher _states;
-    private readonly WriteAheadJournal _journal;
+    private readonly IJournalAppender _journal;
     private readonly FreeSpaceMap _freeSpace;
     private readonly FailureLatch _failure;
     private readonly Guid _environmentId;
@@ -37,7 +37,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
     private readonly PreparedCommit _inline = new();
 
     /// <param name="published">Runs after every publication (tells the flusher and the journal there is work).</param>
-    public CommitPipeline(StatePublisher states, WriteAheadJournal journal, FreeSpaceMap freeSpace, FailureLatch failure,
+    public CommitPipeline(StatePublisher states, IJournalAppender journal, FreeSpaceMap freeSpace, FailureLatch failure,
         Guid environmentId, ILogger logger, Action published)
     {
         _states = states;
@@ -132,8 +132,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
 
     /// <summary>Stage 2: the durable write of the prepared entry. Throws what the journal throws.</summary>
     public void Write(PreparedCommit commit)
-        => commit.Position = _journal.Append(commit.Buffer.Pointer, commit.EntryLength, commit.TransactionId, commit.TransactionId,
-            transactionCount: 1);
+        => commit.Position = _journal.Append(commit.Buffer.Pointer, commit.EntryLength, commit.TransactionId);
 
     /// <summary>Stage 3, once the entry is durable: the transaction becomes the current state.</summary>
     public void Publish(PreparedCommit commit)

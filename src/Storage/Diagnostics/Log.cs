@@ -100,4 +100,28 @@ internal static partial class Log
     [LoggerMessage(EventId = 1500, Level = LogLevel.Debug,
         Message = "Synced the data file up to transaction {TransactionId} in {ElapsedMs:F1} ms; {DeletedJournals} journal(s) deleted, {RecycledJournals} kept for reuse")]
     public static partial void DataFileSynced(ILogger logger, long transactionId, double elapsedMs, int deletedJournals, int recycledJournals);
+
+    [LoggerMessage(EventId = 1600, Level = LogLevel.Debug,
+        Message = "Journal {Link} linked to the journal group root's file {RootJournal}")]
+    public static partial void JournalLinked(ILogger logger, string link, string rootJournal);
+
+    [LoggerMessage(EventId = 1601, Level = LogLevel.Warning,
+        Message = "{Directory} is not on the file system of its journal group root's journal {RootJournal}: it writes its own journal from now on")]
+    public static partial void SharingStoppedCrossDevice(ILogger logger, string directory, string rootJournal);
+
+    [LoggerMessage(EventId = 1602, Level = LogLevel.Warning,
+        Message = "The journal group root's file {RootJournal} is at its link limit: {Directory} writes its own journal until the root moves to its next file")]
+    public static partial void SharingSkippedLinkLimit(ILogger logger, string directory, string rootJournal);
+
+    [LoggerMessage(EventId = 1603, Level = LogLevel.Warning,
+        Message = "{Directory} could not link the journal group root's file {RootJournal}: it writes its own journal until the root moves to its next file")]
+    public static partial void SharingLinkFailed(ILogger logger, Exception exception, string directory, string rootJournal);
+
+    [LoggerMessage(EventId = 1604, Level = LogLevel.Information,
+        Message = "The journal group root of {Directory} was closed: the branch writes its own journal from now on")]
+    public static partial void SharingStoppedRootClosed(ILogger logger, string directory);
+
+    [LoggerMessage(EventId = 1605, Level = LogLevel.Information,
+        Message = "Opened {Directory} as a branch of the journal group of {Root}")]
+    public static partial void BranchOpened(ILogger logger, string directory, string root);
 }

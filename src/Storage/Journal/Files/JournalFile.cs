@@ -3,15 +3,16 @@ using Cairn.Pal;
 namespace Cairn.Journal.Files;
 
 /// <summary>
-/// The journal being appended to: a pre-allocated, pre-zeroed (or recycled) file opened
-/// O_DIRECT|O_DSYNC, so one write of an aligned entry is one durable I/O with nothing else for the
-/// file system to do. Entries go one after another from offset 0.
+/// A journal in service: a pre-allocated, pre-zeroed (or recycled) file opened O_DIRECT|O_DSYNC, so one
+/// write of aligned entries is one durable I/O with nothing else for the file system to do. Entries go one
+/// after another from offset 0. A branch of a journal group also has <em>linked</em> journals in service:
+/// its name for its root's journal file (a hard link), which the root writes and the branch only records.
 /// </summary>
 internal sealed unsafe class JournalFile : IDisposable
 {
-    private readonly PalFile _file;
+    private readonly PalFile? _file;
 
-    private JournalFile(long sequence, string path, PalFile file, long size, long createdTimestamp)
+    private JournalFile(long sequence, string path, PalFile? file, long size, long createdTimestamp)
     {
         Sequence = sequence;
         FilePath = path;
@@ -27,17 +28,22 @@ internal sealed unsafe class JournalFile : IDisposable
     /// <summary>Bytes the file was prepared with; entries never go past it.</summary>
     public long Size { get; }
 
-    /// <summary>Where the next entry goes.</summary>
+    /// <summary>Where the next entry goes (of a linked journal: just past this environment's last entry in it).</summary>
     public long WritePosition { get; private set; }
 
+    /// <summary>This environment's first transaction in the file, -1 if none (entries of other environments do not count).</summary>
     public long FirstTransactionId { get; private set; } = -1;
 
+    /// <summary>This environment's last transaction in the file: it is kept until a sync covers it.</summary>
     public long LastTransactionId { get; private set; } = -1;
 
     /// <summary>When the file was opened (Stopwatch ticks), for sizing the next one by how fast this one filled.</summary>
     public long CreatedTimestamp { get; }
 
-    public bool DirectIOFellBack => _file.DirectIOFellBack;
+    public bool DirectIOFellBack => _file?.DirectIOFellBack ?? false;
+
+    /// <summary>A name for another environment's journal file: written there, only recorded here.</summary>
+    public bool IsLink => _file is null;
 
     /// <summary>
     /// Opens <paramref name="path"/> for appending, extending it with written zeros to
@@ -49,25 +55,54 @@ internal sealed unsafe class JournalFile : IDisposable
         return new JournalFile(sequence, path, file, size, System.Diagnostics.Stopwatch.GetTimestamp());
     }
 
-    public bool Fits(long length) => WritePosition + length <= Size;
+    /// <summary>This environment's name <paramref name="linkPath"/> for a root's journal file of <paramref name="size"/> bytes.</summary>
+    public static JournalFile Linked(long sequence, string linkPath, long size)
+        => new(sequence, linkPath, null, size, System.Diagnostics.Stopwatch.GetTimestamp());
+
+    /// <summary>Whether an entry of <paramref name="length"/> bytes fits after the last one (never: a linked journal is not written here).</summary>
+    public bool Fits(long length) => _file is not null && WritePosition + length <= Size;
 
     /// <summary>One durable write of an aligned entry at <see cref="WritePosition"/>; the position moves only on success.</summary>
     public void Append(byte* entry, long length, long firstTransactionId, long lastTransactionId)
     {
         var buffer = new PalBuffer(entry, length);
-        _file.Write(new ReadOnlySpan<PalBuffer>(&buffer, 1), WritePosition);
+        Write(new ReadOnlySpan<PalBuffer>(&buffer, 1), length);
+        NoteTransactions(firstTransactionId, lastTransactionId);
+    }
+
+    /// <summary>
+    /// One durable vectored write of aligned entries, back to back at <see cref="WritePosition"/>, which moves
+    /// past them only on success. The caller notes which of them are this environment's.
+    /// </summary>
+    public void Write(ReadOnlySpan<PalBuffer> entries, long length)
+    {
+        if (_file is null)
+            throw new InvalidOperationException($"'{FilePath}' is a link to another environment's journal; it is not written through this name.");
+        _file.Write(entries, WritePosition);
         WritePosition += length;
+    }
+
+    /// <summary>Records that this environment's transactions <paramref name="first"/>..<paramref name="last"/> are in the file.</summary>
+    public void NoteTransactions(long first, long last)
+    {
         if (FirstTransactionId < 0)
-            FirstTransactionId = firstTransactionId;
-        LastTransactionId = lastTransactionId;
+            FirstTransactionId = first;
+        LastTransactionId = last;
+    }
+
+    /// <summary>In a linked journal: this environment's entry ends at <paramref name="end"/> (the root wrote it there).</summary>
+    public void NoteLinkedEntry(long end, long transactionId)
+    {
+        WritePosition = end;
+        NoteTransactions(transactionId, transactionId);
     }
 
     /// <summary>Overwrites <paramref name="length"/> bytes at <paramref name="offset"/> with zeros (durably: the handle is O_DSYNC).</summary>
     public void ZeroBlock(byte* zeros, long offset, long length)
     {
         var buffer = new PalBuffer(zeros, length);
-        _file.Write(new ReadOnlySpan<PalBuffer>(&buffer, 1), offset);
+        _file!.Write(new ReadOnlySpan<PalBuffer>(&buffer, 1), offset);
     }
 
-    public void Dispose() => _file.Dispose();
+    public void Dispose() => _file?.Dispose();
 }

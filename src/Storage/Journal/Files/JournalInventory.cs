@@ -136,6 +136,48 @@ internal sealed class JournalInventory : IDisposable
         }
     }
 
+    /// <summary>
+    /// Retires <paramref name="current"/> (the journal in service, if any) and puts in service this
+    /// environment's name for <paramref name="rootFile"/>, a journal group root's file that now holds one of
+    /// its entries: a new hard link under the next sequence number, made durable (the directory is synced)
+    /// before the entry is acknowledged. If the last journal kept here already is that file (the environment
+    /// was reopened while its root still writes the same file), that name goes back in service instead, so
+    /// recovery never reads the file twice. Throws <see cref="PalIOException"/> if the link cannot be made
+    /// (another file system, a file at its link limit), and <see cref="JournalLinkRefusedException"/> if an
+    /// older journal here is the same file; the journal in service is then retired all the same.
+    /// </summary>
+    public JournalFile OpenLinked(JournalFile? current, string rootFile, long size)
+    {
+        lock (_gate)
+        {
+            if (current is not null)
+                RetireLocked(current);
+            int same = _retained.FindLastIndex(r => PalFileSystem.SameFile(r.FilePath, rootFile));
+            if (same >= 0 && same != _retained.Count - 1)
+                throw new JournalLinkRefusedException(rootFile, _retained[same].FilePath);
+            JournalFile linked;
+            if (same >= 0)
+            {
+                var kept = _retained[same];
+                _retained.RemoveAt(same);
+                linked = JournalFile.Linked(kept.Sequence, kept.FilePath, size);
+                if (kept.LastTransactionId >= 0)
+                    linked.NoteTransactions(kept.LastTransactionId, kept.LastTransactionId);
+            }
+            else
+            {
+                long sequence = _nextSequence;
+                string path = Path.Combine(_directory, JournalFileName.For(sequence));
+                PalFileSystem.HardLink(rootFile, path);
+                _nextSequence = sequence + 1;
+                linked = JournalFile.Linked(sequence, path, size);
+                Log.JournalLinked(_logger, path, rootFile);
+            }
+            _inService = linked;
+            return linked;
+        }
+    }
+
     /// <summary>Closes <paramref name="journal"/> for good (a clean close); it is kept until a sync covers it.</summary>
     public void Retire(JournalFile journal)
     {
@@ -184,7 +226,8 @@ internal sealed class JournalInventory : IDisposable
                 if (journal.LastTransactionId > syncedTransactionId)
                     continue;
                 _retained.RemoveAt(i--);
-                bool recycle = spareSlots > 0 && journal.Size <= _sizing.MaxSize && journal.Size >= _sizing.InitialSize;
+                bool recycle = spareSlots > 0 && journal.Size <= _sizing.MaxSize && journal.Size >= _sizing.InitialSize
+                    && !IsShared(journal.FilePath);
                 if (recycle)
                     spareSlots--;
                 releasing.Add((journal, recycle ? Path.Combine(_directory, JournalFileName.Recyclable(_nextRecyclableNumber++)) : null));
@@ -211,6 +254,22 @@ internal sealed class JournalInventory : IDisposable
             _retained.InsertRange(0, kept);
         }
         return (deleted, recycled);
+    }
+
+    /// <summary>
+    /// Whether another name links the file (a journal group's root and branches share files): such a file is
+    /// only ever deleted, never reused, since the others may still read it. Unknown counts as shared.
+    /// </summary>
+    private static bool IsShared(string path)
+    {
+        try
+        {
+            return PalFileSystem.LinkCount(path) > 1;
+        }
+        catch (PalIOException)
+        {
+            return true;
+        }
     }
 
     /// <summary>

@@ -13,7 +13,7 @@ namespace Cairn.Journal.Files;
 /// is <see cref="SpareJournals"/>'; the members that reach them from here are there so that the
 /// environment holds one journal object.
 /// </summary>
-internal sealed unsafe class WriteAheadJournal : IDisposable
+internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
 {
     private readonly JournalInventory _inventory;
     private readonly SpareJournals _spares;
@@ -25,6 +25,8 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
     // retires the journal only between two of them.
     private readonly Lock _appendLock = new();
     private JournalFile? _active;
+    // The root's journal file that _active names, when _active is a link (this environment is a branch).
+    private JournalFile? _linkedTo;
     private byte* _zeroBlock;
 
     public WriteAheadJournal(JournalInventory inventory, SpareJournals spares, IoStats ioStats, ILogger logger, TimeSpan slowWrite)
@@ -88,10 +90,166 @@ internal sealed unsafe class WriteAheadJournal : IDisposable
         }
     }
 
+    /// <summary>
+    /// The journal group's write (on the root's journal): the requests' entries back to back with one
+    /// vectored O_DIRECT|O_DSYNC write per journal file they fill (one, unless the journal in service fills
+    /// up). Each entry is stamped with where its write began and, if it is a branch's, with
+    /// <paramref name="rootId"/> as its writer. Once a write is durable, and still under the append lock (so
+    /// the file stays in service and cannot be released meanwhile), <paramref name="written"/> runs for each
+    /// of its requests: the member records where its entry went (a branch links the file first). A write that
+    /// fails fails its requests and every later one (<see cref="SharedWriteRequest.Error"/>); entries of
+    /// earlier writes stay written.
+    /// </summary>
+    public void AppendGroup(IReadOnlyList<Sharing.SharedWriteRequest> requests, Guid rootId,
+        Action<Sharing.SharedWriteRequest, JournalFile, long> written)
+    {
+        lock (_appendLock)
+        {
+            int next = 0;
+            while (next < requests.Count)
+            {
+                if (_active is null || !_active.Fits(requests[next].Length))
+                {
+                    try
+                    {
+                        SwitchFile(requests[next].Length);
+                    }
+                    catch (Exception e)
+                    {
+                        FailFrom(requests, next, e);
+                        return;
+                    }
+                }
+                var journal = _active!;
+                int end = next;
+                long total = 0;
+                while (end < requests.Count && end - next < MaxBuffersPerWrite && journal.WritePosition + total + requests[end].Length <= journal.Size)
+                {
+                    var request = requests[end];
+                    JournalEntryHeader.StampWrite(request.Entry, request.Member.EnvironmentId == rootId ? Guid.Empty : rootId, total);
+                    total += request.Length;
+                    end++;
+                }
+                if (!WriteGroup(journal, requests, next, end, total, rootId, written))
+                {
+                    FailFrom(requests, end, requests[next].Error!);
+                    return;
+                }
+                next = end;
+            }
+        }
+    }
+
+    /// <summary>Iovecs per write: what one pwritev takes (IOV_MAX), so a group write is one system call.</summary>
+    public const int MaxBuffersPerWrite = 1024;
+
+    private bool WriteGroup(JournalFile journal, IReadOnlyList<Sharing.SharedWriteRequest> requests, int first, int end, long total,
+        Guid rootId, Action<Sharing.SharedWriteRequest, JournalFile, long> written)
+    {
+        int count = end - first;
+        var buffers = count <= 64 ? stackalloc PalBuffer[count] : new PalBuffer[count];
+        for (int i = 0; i < count; i++)
+            buffers[i] = new PalBuffer(requests[first + i].Entry, requests[first + i].Length);
+        long offset = journal.WritePosition;
+        long start = Stopwatch.GetTimestamp();
+        try
+        {
+            journal.Write(buffers, total);
+        }
+        catch (PalIOException e)
+        {
+            long failedAt = Stopwatch.GetTimestamp();
+            _ioStats.Record(IoOperationKind.JournalWrite, start, failedAt, total, journal.FilePath, -1, -1, count, failed: true);
+            Exception error = e is DiskFullException && TryWipeEntries(journal, requests, first, end, offset)
+                ? e
+                : new JournalWriteFatalException(journal.FilePath, offset, e);
+            for (int i = first; i < end; i++)
+                requests[i].Error = error;
+            return false;
+        }
+        long finished = Stopwatch.GetTimestamp();
+        long position = offset;
+        long ownFirst = -1, ownLast = -1;
+        for (int i = first; i < end; i++)
+        {
+            var request = requests[i];
+            request.WriteStartTimestamp = start;
+            request.WriteEndTimestamp = finished;
+            request.WrittenInto = journal;
+            if (request.Member.EnvironmentId == rootId)
+            {
+                journal.NoteTransactions(request.TransactionId, request.TransactionId);
+                ownFirst = ownFirst < 0 ? request.TransactionId : ownFirst;
+                ownLast = request.TransactionId;
+            }
+            position += request.Length;
+            written(request, journal, position);
+        }
+        _spares.NoteAppended(journal);
+        _ioStats.Record(IoOperationKind.JournalWrite, start, finished, total, journal.FilePath, ownFirst, ownLast, count);
+        var elapsed = Stopwatch.GetElapsedTime(start, finished);
+        if (elapsed >= _slowWrite)
+            Log.SlowJournalWrite(_logger, total, journal.FilePath, elapsed.TotalMilliseconds, ownFirst, ownLast);
+        return true;
+    }
+
+    private static void FailFrom(IReadOnlyList<Sharing.SharedWriteRequest> requests, int first, Exception error)
+    {
+        for (int i = first; i < requests.Count; i++)
+            requests[i].Error ??= error;
+    }
+
+    /// <summary>
+    /// After a group write failed with a full disk: zeros the first block of each of its entries, so none that
+    /// reached the disk whole can be replayed (each environment rolls its transaction back and may commit
+    /// another under the same id). False if even that fails.
+    /// </summary>
+    private bool TryWipeEntries(JournalFile journal, IReadOnlyList<Sharing.SharedWriteRequest> requests, int first, int end, long offset)
+    {
+        for (int i = first; i < end; i++)
+        {
+            if (!TryWipe(journal, offset))
+                return false;
+            offset += requests[i].Length;
+        }
+        return true;
+    }
+
+    /// <summary>
+    /// On a branch, from its root's group write: records that this environment's entry of transaction
+    /// <paramref name="transactionId"/> ends at <paramref name="end"/> in <paramref name="rootFile"/>, linking
+    /// that file into this environment's folder first if it is not the linked journal in service. Returns the
+    /// entry's position in this environment's numbering. Throws if the file cannot be linked (the entry then
+    /// goes to this environment's own journal).
+    /// </summary>
+    public JournalPosition RecordLinked(JournalFile rootFile, long end, long transactionId)
+    {
+        lock (_appendLock)
+        {
+            if (_active is null || !ReferenceEquals(_linkedTo, rootFile))
+            {
+                var current = _active;
+                _active = null;
+                _linkedTo = null;
+                _active = _inventory.OpenLinked(current, rootFile.FilePath, rootFile.Size);
+                _linkedTo = rootFile;
+            }
+            _active.NoteLinkedEntry(end, transactionId);
+            return new JournalPosition(_active.Sequence, end);
+        }
+    }
+
+    JournalPosition IJournalAppender.Append(byte* entry, long length, long transactionId)
+        => Append(entry, length, transactionId, transactionId, transactionCount: 1);
+
+    /// <summary>The journal in service, if any: where a group write would go next (read without the lock: a hint).</summary>
+    public JournalFile? ActiveFile => Volatile.Read(ref _active);
+
     private void SwitchFile(long entryLength)
     {
         var full = _active;
         _active = null; // retired by the inventory even when the next file cannot be opened
+        _linkedTo = null;
         _active = _inventory.OpenNext(full, entryLength);
         _spares.NoteSwitched();
     }

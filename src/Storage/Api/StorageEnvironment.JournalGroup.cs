@@ -1,0 +1,96 @@
+using Cairn.Diagnostics;
+using Cairn.Journal.Sharing;
+
+namespace Cairn;
+
+public sealed partial class StorageEnvironment
+{
+    // Guards creating this environment's journal group (on the first OpenBranch) against a concurrent close.
+    private readonly Lock _groupGate = new();
+    // As a root: the group its branches write through (null until the first branch).
+    private JournalGroup? _group;
+    private bool _groupClosed;
+    // As a branch: the group of its root (null once it left).
+    private JournalGroup? _joinedGroup;
+
+    /// <summary>The environment's identity, written in its data file and in every journal entry it commits.</summary>
+    public Guid EnvironmentId { get; }
+
+    /// <summary>Whether this environment was opened as a branch of another (<see cref="OpenBranch"/>).</summary>
+    public bool IsBranch => Volatile.Read(ref _joinedGroup) is not null || !_journalMember.IsRoot;
+
+    /// <summary>Whether this branch's commits still go through its root's journal (false once it fell back to its own).</summary>
+    public bool SharesRootJournal => !_journalMember.IsRoot && _journalMember.Sharing;
+
+    /// <summary>
+    /// Opens (creating if needed) the environment in <paramref name="options"/>' directory as a branch of this
+    /// one: a complete environment (its own data file, <c>Journals/</c> folder, transaction ids, readers, merger,
+    /// flusher) whose journal entries go into this environment's journal writes, many environments' commits in
+    /// one vectored write. Each file a branch's entry lands in is hard-linked into the branch's own
+    /// <c>Journals/</c> before the commit returns, so the branch can later be opened and recovered alone with
+    /// <see cref="Open"/>. A branch on another file system, or whose root closes first, writes its own journal
+    /// (logged); nothing is lost either way. Close branches before their root to keep sharing to the end.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">This environment is itself a branch (groups are one level deep).</exception>
+    public StorageEnvironment OpenBranch(StorageOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ThrowIfDisposed();
+        if (IsBranch)
+            throw new InvalidOperationException($"'{DirectoryPath}' is a branch of a journal group; a branch cannot have branches of its own.");
+        if (string.Equals(Path.GetFullPath(options.DirectoryPath), Path.GetFullPath(DirectoryPath), StringComparison.Ordinal))
+            throw new ArgumentException($"A branch needs a directory of its own, not its root's ('{DirectoryPath}').", nameof(options));
+        JournalGroup group;
+        lock (_groupGate)
+        {
+            ThrowIfDisposed();
+            if (_groupClosed)
+                throw new ObjectDisposedException(nameof(StorageEnvironment), $"'{DirectoryPath}' is closing.");
+            group = _group ??= CreateGroup();
+            if (!group.TryJoin())
+                throw new ObjectDisposedException(nameof(StorageEnvironment), $"'{DirectoryPath}' is closing.");
+        }
+        try
+        {
+            var branch = Open(options, group);
+            Log.BranchOpened(branch._logger, branch.DirectoryPath, DirectoryPath);
+            return branch;
+        }
+        catch
+        {
+            group.Leave();
+            throw;
+        }
+    }
+
+    /// <summary>Branches open on this root.</summary>
+    internal int BranchCount
+    {
+        get
+        {
+            lock (_groupGate)
+                return _group?.BranchCount ?? 0;
+        }
+    }
+
+    private JournalGroup CreateGroup()
+    {
+        var group = new JournalGroup(_journal, EnvironmentId, _options.JournalGroupMaxEntriesPerWrite, _options.JournalGroupMaxBytesPerWrite);
+        _journalMember.Attach(group);
+        return group;
+    }
+
+    /// <summary>As a root that is closing: branches write their own journals from now on; what is pending is written first.</summary>
+    private void CloseJournalGroup()
+    {
+        JournalGroup? group;
+        lock (_groupGate)
+        {
+            _groupClosed = true;
+            group = _group;
+        }
+        group?.Close();
+    }
+
+    private void LeaveJournalGroup() => Interlocked.Exchange(ref _joinedGroup, null)?.Leave();
+}

@@ -1,0 +1,19 @@
+namespace Cairn.Journal.Files;
+
+/// <summary>
+/// Where the commit pipeline's write stage puts a prepared entry: the environment's own journal
+/// (<see cref="WriteAheadJournal"/>), or its journal group's shared write (<see cref="Sharing.JournalGroupMember"/>).
+/// Either way the call returns once the entry is durable, with the position just past it in this
+/// environment's journal numbering.
+/// </summary>
+internal unsafe interface IJournalAppender
+{
+    /// <summary>The environment's journal folder (for messages).</summary>
+    string DirectoryPath { get; }
+
+    /// <summary>
+    /// Writes one aligned entry durably. A full disk throws <see cref="Pal.DiskFullException"/> with nothing
+    /// replayable left behind; any other failure throws <see cref="JournalWriteFatalException"/>.
+    /// </summary>
+    JournalPosition Append(byte* entry, long length, long transactionId);
+}

@@ -1,0 +1,219 @@
+using Cairn.Journal.Files;
+
+namespace Cairn.Journal.Sharing;
+
+/// <summary>
+/// A journal group: a root environment whose journal writer also writes its branches' entries, so that
+/// many environments committing at once pay for one durable write instead of one each. Members submit a
+/// prepared entry and wait; whoever submits while no write is under way becomes the writer: it takes the
+/// pending entries (at most <see cref="MaxEntriesPerWrite"/> and <see cref="MaxBytesPerWrite"/>, so no
+/// commit waits behind an unbounded write), writes them with one vectored write on the root's journal,
+/// completes them, and hands the next write to the first member still waiting. No thread of its own: a
+/// write costs no thread switch, and entries that arrive during a write go together in the next one.
+/// </summary>
+internal sealed class JournalGroup
+{
+    private readonly WriteAheadJournal _rootJournal;
+    private readonly Guid _rootId;
+
+    // Guards the pending queue, whether a write is under way, and the group's state (closed, failed).
+    // Never held during the write itself.
+    private readonly Lock _gate = new();
+    private readonly List<SharedWriteRequest> _pending = [];
+    private bool _writing;
+    private bool _closed;
+    private Exception? _failure;
+    private int _members;
+
+    public JournalGroup(WriteAheadJournal rootJournal, Guid rootId, int maxEntriesPerWrite, long maxBytesPerWrite)
+    {
+        _rootJournal = rootJournal;
+        _rootId = rootId;
+        MaxEntriesPerWrite = Math.Clamp(maxEntriesPerWrite, 1, WriteAheadJournal.MaxBuffersPerWrite);
+        MaxBytesPerWrite = maxBytesPerWrite;
+    }
+
+    /// <summary>The root environment's id: what branch entries carry as their writer.</summary>
+    public Guid RootId => _rootId;
+
+    public string RootDirectory => _rootJournal.DirectoryPath;
+
+    /// <summary>The root's journal in service (a hint, read without a lock).</summary>
+    public JournalFile? ActiveFile => _rootJournal.ActiveFile;
+
+    public int MaxEntriesPerWrite { get; }
+
+    public long MaxBytesPerWrite { get; }
+
+    /// <summary>Branches joined and not yet left.</summary>
+    public int BranchCount
+    {
+        get
+        {
+            lock (_gate)
+                return _members;
+        }
+    }
+
+    /// <summary>Entries waiting for a write (not counting those in the write under way).</summary>
+    public int PendingCount
+    {
+        get
+        {
+            lock (_gate)
+                return _pending.Count;
+        }
+    }
+
+    /// <summary>Test hook: runs on the group's writer before each write, with the number of entries it carries.</summary>
+    internal Action<int>? WriteStarting { get; set; }
+
+    /// <summary>A branch joins; false if the group is closed (its root is closing).</summary>
+    public bool TryJoin()
+    {
+        lock (_gate)
+        {
+            if (_closed)
+                return false;
+            _members++;
+            return true;
+        }
+    }
+
+    public void Leave()
+    {
+        lock (_gate)
+            _members--;
+    }
+
+    /// <summary>
+    /// Writes the request's entry in the group's next write and returns once it is durable or failed
+    /// (<see cref="SharedWriteRequest.Error"/>); false if the group is closed (the entry was not written).
+    /// A failure of the root's journal other than a full disk fails the group for good: every later
+    /// submission fails with the same error.
+    /// </summary>
+    public bool Submit(SharedWriteRequest request)
+    {
+        bool leader;
+        lock (_gate)
+        {
+            if (_failure is not null)
+            {
+                request.Error = _failure;
+                return true;
+            }
+            if (_closed)
+                return false;
+            _pending.Add(request);
+            leader = !_writing;
+            _writing = true;
+        }
+        if (!leader && !request.WaitForTurn())
+            return true;
+        WriteUntilDone(request);
+        return true;
+    }
+
+    /// <summary>As the group's writer: writes batches until <paramref name="own"/> is written, then hands on.</summary>
+    private void WriteUntilDone(SharedWriteRequest own)
+    {
+        var batch = own.Batch;
+        while (true)
+        {
+            lock (_gate)
+                TakeBatch(batch);
+            try
+            {
+                WriteStarting?.Invoke(batch.Count);
+                _rootJournal.AppendGroup(batch, _rootId, Written);
+            }
+            catch (Exception e)
+            {
+                foreach (var request in batch)
+                    request.Error ??= e;
+            }
+            Exception? fatal = null;
+            foreach (var request in batch)
+            {
+                if (request.Error is JournalWriteFatalException)
+                    fatal ??= request.Error;
+                if (!ReferenceEquals(request, own))
+                    request.Complete();
+            }
+            lock (_gate)
+            {
+                if (fatal is not null && _failure is null)
+                    _failure = fatal;
+                if (_failure is not null)
+                {
+                    foreach (var request in _pending)
+                    {
+                        request.Error = _failure;
+                        request.Complete();
+                    }
+                    _pending.Clear();
+                }
+                batch.Clear();
+                // Not done while still queued (the batch before it was full); done once written or failed.
+                if (_pending.Contains(own))
+                    continue;
+                if (_pending.Count == 0)
+                    _writing = false;
+                else
+                    _pending[0].Promote(); // it writes the next batch: this caller's commit is done
+            }
+            return;
+        }
+    }
+
+    /// <summary>Under the gate: the oldest pending requests, bounded by count and bytes (always at least one).</summary>
+    private void TakeBatch(List<SharedWriteRequest> batch)
+    {
+        batch.Clear();
+        long bytes = 0;
+        int take = 0;
+        while (take < _pending.Count && take < MaxEntriesPerWrite)
+        {
+            long length = _pending[take].Length;
+            if (take > 0 && bytes + length > MaxBytesPerWrite)
+                break;
+            bytes += length;
+            take++;
+        }
+        for (int i = 0; i < take; i++)
+            batch.Add(_pending[i]);
+        _pending.RemoveRange(0, take);
+    }
+
+    /// <summary>Under the root's append lock, as each entry's write is durable: the member records it (a branch links the file).</summary>
+    private static void Written(SharedWriteRequest request, JournalFile file, long end)
+    {
+        try
+        {
+            request.Position = request.Member.RecordWritten(file, end, request.TransactionId);
+        }
+        catch (Exception e) when (e is IOException)
+        {
+            request.LinkError = e;
+        }
+    }
+
+    /// <summary>
+    /// The root is closing: no new submissions (members write their own journals from now on). Returns once
+    /// the write under way, if any, and everything already pending are written.
+    /// </summary>
+    public void Close()
+    {
+        var waiter = new SpinWait();
+        while (true)
+        {
+            lock (_gate)
+            {
+                _closed = true;
+                if (!_writing && _pending.Count == 0)
+                    return;
+            }
+            waiter.SpinOnce(sleep1Threshold: 1);
+        }
+    }
+}

@@ -1,0 +1,107 @@
+using Cairn.Diagnostics;
+using Cairn.Journal.Files;
+using Cairn.Pal;
+using Microsoft.Extensions.Logging;
+
+namespace Cairn.Journal.Sharing;
+
+/// <summary>
+/// An environment's write stage when it belongs to a journal group, as root or as branch: its entries go
+/// into the group's shared writes, and a branch's entries are linked into its own folder as they land. An
+/// environment falls back to its own journal (<paramref name="own"/>) when sharing cannot carry an entry:
+/// for good when the branch is on another file system than its root or the root has closed, until the
+/// root's next file when a file cannot be linked. Each fallback is logged with its own event id.
+/// </summary>
+internal sealed unsafe class JournalGroupMember(WriteAheadJournal own, Guid environmentId, bool isRoot, IoStats ioStats, ILogger logger)
+    : IJournalAppender, IDisposable
+{
+    // Only the environment's writer uses these (one entry in flight at a time), and the group's writer
+    // while that entry is in its write.
+    private readonly SharedWriteRequest _request = new();
+    private JournalGroup? _group;
+    // A root file this branch could not link: its entries go to its own journal until the root moves on.
+    private JournalFile? _unlinkable;
+
+    public Guid EnvironmentId { get; } = environmentId;
+
+    public bool IsRoot { get; } = isRoot;
+
+    public string DirectoryPath => own.DirectoryPath;
+
+    /// <summary>Whether entries go to the group now (false once the branch fell back for good).</summary>
+    public bool Sharing => Volatile.Read(ref _group) is not null;
+
+    /// <summary>Starts writing through <paramref name="group"/>.</summary>
+    public void Attach(JournalGroup group) => Volatile.Write(ref _group, group);
+
+    public JournalPosition Append(byte* entry, long length, long transactionId)
+    {
+        var group = Volatile.Read(ref _group);
+        if (group is null || (_unlinkable is not null && ReferenceEquals(group.ActiveFile, _unlinkable)))
+            return AppendOwn(entry, length, transactionId);
+        _unlinkable = null;
+        var request = _request;
+        request.Prepare(this, entry, length, transactionId);
+        if (!group.Submit(request))
+        {
+            if (!IsRoot)
+                Log.SharingStoppedRootClosed(logger, own.DirectoryPath);
+            Volatile.Write(ref _group, null);
+            return AppendOwn(entry, length, transactionId);
+        }
+        if (request.Error is { } error)
+            throw ForThisEnvironment(error);
+        if (request.LinkError is { } linkError)
+        {
+            NoteLinkFailure(request.WrittenInto!, linkError);
+            return AppendOwn(entry, length, transactionId);
+        }
+        if (!IsRoot)
+            ioStats.Record(IoOperationKind.JournalWrite, request.WriteStartTimestamp, request.WriteEndTimestamp, length,
+                request.WrittenInto!.FilePath, transactionId, transactionId, 1);
+        return request.Position;
+    }
+
+    /// <summary>On the group's writer, under the root's append lock, once this member's entry is durable in <paramref name="file"/>.</summary>
+    public JournalPosition RecordWritten(JournalFile file, long end, long transactionId)
+        => IsRoot ? new JournalPosition(file.Sequence, end) : own.RecordLinked(file, end, transactionId);
+
+    /// <summary>The entry goes to this environment's own journal, as a standalone environment's would (its writer fields cleared).</summary>
+    private JournalPosition AppendOwn(byte* entry, long length, long transactionId)
+    {
+        JournalEntryHeader.StampWrite(entry, Guid.Empty, 0);
+        return own.Append(entry, length, transactionId, transactionId, transactionCount: 1);
+    }
+
+    private void NoteLinkFailure(JournalFile rootFile, Exception error)
+    {
+        switch (error)
+        {
+            case PalIOException { Status: PalLinkStatus.CrossDevice }:
+                Log.SharingStoppedCrossDevice(logger, own.DirectoryPath, rootFile.FilePath);
+                Volatile.Write(ref _group, null);
+                break;
+            case PalIOException { Status: PalLinkStatus.TooManyLinks }:
+                Log.SharingSkippedLinkLimit(logger, own.DirectoryPath, rootFile.FilePath);
+                _unlinkable = rootFile;
+                break;
+            default:
+                Log.SharingLinkFailed(logger, error, own.DirectoryPath, rootFile.FilePath);
+                _unlinkable = rootFile;
+                break;
+        }
+    }
+
+    /// <summary>
+    /// The group write's failure as this environment's own exception (one object per environment: they are
+    /// thrown on different threads): a full disk stays one (the commit can be rolled back), anything else is fatal.
+    /// </summary>
+    private static Exception ForThisEnvironment(Exception error) => error switch
+    {
+        DiskFullException full => new DiskFullException(full.Message, full.Status, full.OsError, full.Operation, full.FilePath, full.Offset),
+        JournalWriteFatalException fatal => new JournalWriteFatalException(fatal.JournalPath, fatal.Offset, fatal.InnerException ?? fatal),
+        _ => new JournalWriteFatalException(error.Message, -1, error),
+    };
+
+    public void Dispose() => _request.Dispose();
+}

@@ -1,0 +1,90 @@
+using Cairn.Journal;
+using Cairn.Tests.Journal;
+using Cairn.Tests.Support;
+
+namespace Cairn.Tests.Recovery;
+
+/// <summary>
+/// <see cref="Cairn.Recovery.JournalRecovery"/> over journals shared by a root and its branches, whose
+/// writes carry entries of several environments: docs/on-disk-format.md, "Shared journals". Entries of
+/// other environments are stepped over; a journal with only others' entries is refused unless this
+/// environment wrote them.
+/// </summary>
+public sealed class SharedJournalRecoveryTests
+{
+    private const int TornTailEvent = 1103;
+
+    [Fact]
+    public void Entries_of_other_environments_between_own_ones_are_skipped_and_the_own_ones_replayed_in_order()
+    {
+        using var scene = new RecoveryScene("shared-interleaved");
+        using var branch = new JournalEntryFactory(Guid.NewGuid());
+        // The branch's transaction 1 follows the root's 1 (stale, if it were the root's); its 9 is far ahead (missing 3..8).
+        long[] offsets = scene.WriteJournal(1,
+        [
+            scene.Entries.Build(1, (101, 1)),
+            JournalEntryFactory.Stamp(branch.Build(1, (201, 1)), scene.Header.EnvironmentId, JournalEntryFactory.OnePageEntrySize),
+            scene.Entries.Build(2, (102, 2)),
+            JournalEntryFactory.Stamp(branch.Build(9, (209, 9)), scene.Header.EnvironmentId, JournalEntryFactory.OnePageEntrySize),
+            scene.Entries.Build(3, (103, 3)),
+            branch.Build(10, (210, 10)),
+        ], size: 64 * 1024);
+
+        var result = scene.Recover();
+
+        Assert.Equal(3, result.LastTransactionId);
+        Assert.Equal(3, result.TransactionsReplayed);
+        Assert.Equal([101L, 102, 103], result.Pages.Select(p => p.PageNumber));
+        Assert.All(result.Pages, p => Assert.Equal(JournalEntryFactory.PageImage(p.PageNumber, (int)p.PageNumber - 100), JournalRecoveryTests.PageBytes(result, p.PageNumber)));
+        Assert.Equal(new JournalPosition(1, offsets[5]), result.Position);
+        Assert.Equal(3, Assert.Single(result.Journals.Retained).LastTransactionId);
+    }
+
+    [Fact]
+    public void A_journal_whose_other_entries_this_environment_wrote_is_its_own_and_replays_nothing()
+    {
+        using var scene = new RecoveryScene("shared-root");
+        using var branch = new JournalEntryFactory(Guid.NewGuid());
+        var root = scene.Header.EnvironmentId;
+        scene.WriteJournal(1, [JournalEntryFactory.Stamp(branch.Build(4, (204, 4)), root, 0), JournalEntryFactory.Stamp(branch.Build(5, (205, 5)), root, 0)]);
+
+        var result = scene.Recover();
+
+        Assert.Equal(0, result.TransactionsReplayed);
+        Assert.Empty(result.Pages);
+        Assert.Equal(-1, Assert.Single(result.Journals.Retained).LastTransactionId);
+    }
+
+    [Fact]
+    public void A_journal_read_from_the_middle_is_not_refused_for_holding_only_others_entries_there()
+    {
+        using var scene = new RecoveryScene("shared-mid-file");
+        using var stranger = new JournalEntryFactory(Guid.NewGuid());
+        long[] offsets = scene.WriteJournal(1, [.. scene.OnePageEntries(1, 2), stranger.Build(3, (203, 3)), stranger.Build(4, (204, 4))]);
+
+        var result = scene.Recover(scene.SyncedHeader(lastTransactionId: 2, journalSequence: 1, journalOffset: offsets[2]));
+
+        Assert.Equal(2, result.LastTransactionId);
+        Assert.Equal(0, result.TransactionsReplayed);
+    }
+
+    [Fact]
+    public void A_next_journal_that_begins_with_another_environment_s_entry_continues_the_log()
+    {
+        using var scene = new RecoveryScene("shared-next");
+        using var branch = new JournalEntryFactory(Guid.NewGuid());
+        var log = new CapturingLoggerFactory();
+        var stale = Enumerable.Repeat((byte)0xAB, JournalEntryHeader.Alignment).ToArray(); // what a recycled file's last life left
+        scene.WriteJournal(1, [.. scene.OnePageEntries(1, 2), stale]);
+        long length = new FileInfo(scene.JournalPath(1)).Length;
+        long[] offsets = scene.WriteJournal(2, [JournalEntryFactory.Stamp(branch.Build(7, (207, 7)), scene.Header.EnvironmentId, 0), .. scene.OnePageEntries(3)]);
+
+        var result = scene.Recover(logger: log.CreateLogger("recovery"));
+
+        Assert.Equal(3, result.LastTransactionId);
+        Assert.Equal(new JournalPosition(2, offsets[1] + JournalEntryFactory.OnePageEntrySize), result.Position);
+        Assert.Empty(log.WithEventId(TornTailEvent));
+        Assert.Equal(length, new FileInfo(scene.JournalPath(1)).Length);
+        Assert.Equal([(1L, 2L), (2L, 3L)], result.Journals.Retained.Select(j => (j.Sequence, j.LastTransactionId)));
+    }
+}

@@ -270,7 +270,10 @@ internal sealed unsafe class JournalRecovery : IDisposable
     /// <summary>
     /// Looks at every 4 KiB boundary after <paramref name="offset"/> (in this journal, and unless
     /// <paramref name="sameFileOnly"/> in every later one) for a valid entry of this environment at or
-    /// after the expected transaction: if there is one, what ended the log is damage, not its end.
+    /// after the expected transaction: if there is one, what ended the log is damage, not its end. An
+    /// entry in this journal whose write began at or before <paramref name="offset"/> does not count: it
+    /// came with the entry that broke the log, in one write (a root's, shared with its branches) that was
+    /// torn and never acknowledged, and goes with the rest of the tail.
     /// </summary>
     private void ThrowIfValidEntryFollows(List<(long Sequence, string Path)> journals, int index, long offset,
         in JournalEntryValidation end, bool sameFileOnly)
@@ -288,6 +291,8 @@ internal sealed unsafe class JournalRecovery : IDisposable
             {
                 var found = _scanWindow.Validate(position, out _);
                 if (!found.IsValid || found.Header.TransactionId < _expected || found.Header.EnvironmentId != _header.EnvironmentId)
+                    continue;
+                if (j == index && position - found.Header.OffsetInWrite <= offset)
                     continue;
                 string where = end.IsValid ? $"a stale entry of transaction {end.Header.TransactionId}" : end.Reason;
                 throw new JournalCorruptionException(journals[index].Path, offset, end.HeaderIsTrusted ? end.Header.TransactionId : -1,

@@ -13,6 +13,8 @@ namespace Cairn.Tests.Recovery;
 public sealed class SharedJournalRecoveryTests
 {
     private const int TornTailEvent = 1103;
+    private const long PayloadByte = 1000; // inside the first page record of a one-page entry
+    private const long EntrySize = JournalEntryFactory.OnePageEntrySize;
 
     [Fact]
     public void Entries_of_other_environments_between_own_ones_are_skipped_and_the_own_ones_replayed_in_order()
@@ -86,5 +88,59 @@ public sealed class SharedJournalRecoveryTests
         Assert.Empty(log.WithEventId(TornTailEvent));
         Assert.Equal(length, new FileInfo(scene.JournalPath(1)).Length);
         Assert.Equal([(1L, 2L), (2L, 3L)], result.Journals.Retained.Select(j => (j.Sequence, j.LastTransactionId)));
+    }
+
+    [Theory]
+    [InlineData(2)] // its write began with the root's transaction 3
+    [InlineData(1)] // its write began with the torn entry
+    public void An_own_entry_after_a_torn_one_in_the_same_write_goes_with_the_torn_tail(int entriesBackToWriteStart)
+    {
+        using var scene = new RecoveryScene("shared-torn-write");
+        using var branch = new JournalEntryFactory(Guid.NewGuid());
+        var log = new CapturingLoggerFactory();
+        long[] offsets = WriteTornSharedWrite(scene, branch, entriesBackToWriteStart * EntrySize);
+
+        var result = scene.Recover(logger: log.CreateLogger("recovery"));
+
+        Assert.Equal(3, result.LastTransactionId);
+        Assert.Equal([101L, 102, 103], result.Pages.Select(p => p.PageNumber)); // not 104
+        Assert.Equal(new JournalPosition(1, offsets[3]), result.Position);
+        var torn = Assert.Single(log.WithEventId(TornTailEvent));
+        Assert.Contains($"offset {offsets[3]}", torn.Message);
+        Assert.Equal(offsets[3], new FileInfo(scene.JournalPath(1)).Length);
+    }
+
+    [Fact]
+    public void An_own_entry_after_a_torn_one_whose_write_began_after_it_is_damage()
+    {
+        using var scene = new RecoveryScene("shared-torn-write-later");
+        using var branch = new JournalEntryFactory(Guid.NewGuid());
+        long[] offsets = WriteTornSharedWrite(scene, branch, bOffsetInWrite: 0);
+        long length = new FileInfo(scene.JournalPath(1)).Length;
+
+        var error = Assert.Throws<JournalCorruptionException>(() => scene.Recover());
+
+        Assert.Equal(scene.JournalPath(1), error.FilePath);
+        Assert.Equal(offsets[3], error.EntryOffset);
+        Assert.Contains($"valid entry of transaction 4 follows in '{scene.JournalPath(1)}' at offset {offsets[4]}", error.Message);
+        Assert.Equal(length, new FileInfo(scene.JournalPath(1)).Length);
+    }
+
+    /// <summary>
+    /// Journal 1: transactions 1 and 2 in writes of their own, then one write of the root's transaction 3
+    /// (A), a branch's entry (F, whose payload is then damaged: the write was torn) and the root's 4 (B),
+    /// stamped <paramref name="bOffsetInWrite"/>. Returns the five offsets.
+    /// </summary>
+    private static long[] WriteTornSharedWrite(RecoveryScene scene, JournalEntryFactory branch, long bOffsetInWrite)
+    {
+        var root = scene.Header.EnvironmentId;
+        long[] offsets = scene.WriteJournal(1,
+        [
+            .. scene.OnePageEntries(1, 2, 3),
+            JournalEntryFactory.Stamp(branch.Build(8, (208, 8)), root, EntrySize),
+            JournalEntryFactory.Stamp(scene.Entries.Build(4, (104, 4)), Guid.Empty, bOffsetInWrite),
+        ], size: 64 * 1024);
+        FileDamage.FlipBits(scene.JournalPath(1), offsets[3] + PayloadByte);
+        return offsets;
     }
 }

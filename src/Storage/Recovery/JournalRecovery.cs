@@ -19,7 +19,7 @@ namespace Cairn.Recovery;
 /// entry of any environment; an invalid entry with a valid later one of this generation anywhere after
 /// it is damage, not a torn tail, and throws <see cref="JournalCorruptionException"/> naming the journal
 /// and offset. A torn tail is logged and cut off, so nothing stale after it can ever be read as part of
-/// the log.
+/// the log, except in a file with other names (shared with other environments), which is left as it is.
 /// </summary>
 internal sealed unsafe class JournalRecovery : IDisposable
 {
@@ -75,7 +75,8 @@ internal sealed unsafe class JournalRecovery : IDisposable
         {
             if (!ReplayJournal(candidates, k))
             {
-                // A torn tail: whatever follows holds nothing of this generation (checked), so it goes.
+                // A torn tail: whatever follows holds nothing of this generation (checked), so it goes
+                // (only this environment's name of it: a file shared with others stays theirs).
                 for (int later = k + 1; later < candidates.Count; later++)
                     PalFileSystem.DeleteFile(candidates[later].Path);
                 break;
@@ -213,13 +214,22 @@ internal sealed unsafe class JournalRecovery : IDisposable
         // was: zeros, or a recycled file's stale bytes. So the log goes on if the next journal begins with
         // exactly the next transaction; anything else after a non-empty end makes that end a torn tail.
         bool clean = end.IsValid || end.Problem == JournalEntryProblem.Empty || NextJournalContinues(journals, index);
+        long links = PalFileSystem.LinkCount(path);
+        bool shared = links > 1 || owners.Writers is not null;
         if (clean)
         {
-            _retained.Add(new RetainedJournal(sequence, path, _window.FileSize, lastHere));
+            _retained.Add(new RetainedJournal(sequence, path, _window.FileSize, lastHere, shared));
             return true;
         }
 
         ThrowIfValidEntryFollows(journals, index, offset, end, sameFileOnly: false);
+        if (links > 1)
+        {
+            // Other environments read this file under their own names: its bytes are theirs too, so they stay.
+            Log.TornSharedJournalTail(_logger, path, offset, end.Reason, links, _expected - 1);
+            _retained.Add(new RetainedJournal(sequence, path, _window.FileSize, lastHere, shared));
+            return false;
+        }
         long discarded = _window.FileSize - offset;
         Log.TornJournalTail(_logger, path, offset, end.Reason, discarded, _expected - 1);
         using (var file = PalFile.Open(path, PalOpenFlags.ReadWrite))
@@ -227,7 +237,7 @@ internal sealed unsafe class JournalRecovery : IDisposable
             file.SetSize(offset);
             file.Sync();
         }
-        _retained.Add(new RetainedJournal(sequence, path, offset, lastHere));
+        _retained.Add(new RetainedJournal(sequence, path, offset, lastHere, shared));
         return false;
     }
 

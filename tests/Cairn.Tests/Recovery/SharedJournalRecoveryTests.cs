@@ -1,4 +1,5 @@
 using Cairn.Journal;
+using Cairn.Journal.Files;
 using Cairn.Tests.Journal;
 using Cairn.Tests.Support;
 
@@ -13,6 +14,7 @@ namespace Cairn.Tests.Recovery;
 public sealed class SharedJournalRecoveryTests
 {
     private const int TornTailEvent = 1103;
+    private const int SharedTornTailEvent = 1105;
     private const long PayloadByte = 1000; // inside the first page record of a one-page entry
     private const long EntrySize = JournalEntryFactory.OnePageEntrySize;
 
@@ -39,7 +41,9 @@ public sealed class SharedJournalRecoveryTests
         Assert.Equal([101L, 102, 103], result.Pages.Select(p => p.PageNumber));
         Assert.All(result.Pages, p => Assert.Equal(JournalEntryFactory.PageImage(p.PageNumber, (int)p.PageNumber - 100), JournalRecoveryTests.PageBytes(result, p.PageNumber)));
         Assert.Equal(new JournalPosition(1, offsets[5]), result.Position);
-        Assert.Equal(3, Assert.Single(result.Journals.Retained).LastTransactionId);
+        var retained = Assert.Single(result.Journals.Retained);
+        Assert.Equal(3, retained.LastTransactionId);
+        Assert.True(retained.Shared); // it holds entries of another environment
     }
 
     [Fact]
@@ -54,7 +58,9 @@ public sealed class SharedJournalRecoveryTests
 
         Assert.Equal(0, result.TransactionsReplayed);
         Assert.Empty(result.Pages);
-        Assert.Equal(-1, Assert.Single(result.Journals.Retained).LastTransactionId);
+        var retained = Assert.Single(result.Journals.Retained);
+        Assert.Equal(-1, retained.LastTransactionId);
+        Assert.True(retained.Shared);
     }
 
     [Fact]
@@ -87,7 +93,7 @@ public sealed class SharedJournalRecoveryTests
         Assert.Equal(new JournalPosition(2, offsets[1] + JournalEntryFactory.OnePageEntrySize), result.Position);
         Assert.Empty(log.WithEventId(TornTailEvent));
         Assert.Equal(length, new FileInfo(scene.JournalPath(1)).Length);
-        Assert.Equal([(1L, 2L), (2L, 3L)], result.Journals.Retained.Select(j => (j.Sequence, j.LastTransactionId)));
+        Assert.Equal([(1L, 2L, false), (2L, 3L, true)], result.Journals.Retained.Select(j => (j.Sequence, j.LastTransactionId, j.Shared)));
     }
 
     [Theory]
@@ -124,6 +130,36 @@ public sealed class SharedJournalRecoveryTests
         Assert.Equal(offsets[3], error.EntryOffset);
         Assert.Contains($"valid entry of transaction 4 follows in '{scene.JournalPath(1)}' at offset {offsets[4]}", error.Message);
         Assert.Equal(length, new FileInfo(scene.JournalPath(1)).Length);
+    }
+
+    [Fact]
+    public void A_torn_tail_in_a_journal_with_another_name_is_left_in_place_and_the_journal_marked_shared()
+    {
+        using var scene = new RecoveryScene("shared-torn-linked");
+        var log = new CapturingLoggerFactory();
+        string path = scene.JournalPath(1);
+        long[] offsets = scene.WriteJournal(1, scene.OnePageEntries(1, 2, 3));
+        FileDamage.FlipBits(path, offsets[2] + PayloadByte);
+        scene.WriteJournal(2, [], size: 16 * 1024); // a journal after the tail, with nothing in it
+        string branchJournals = Path.Combine(Path.GetDirectoryName(scene.JournalDirectory)!, "branch", "Journals");
+        Directory.CreateDirectory(branchJournals);
+        string[] branchNames = [Path.Combine(branchJournals, "a.journal"), Path.Combine(branchJournals, "b.journal")];
+        Cairn.Pal.PalFileSystem.HardLink(path, branchNames[0]);
+        Cairn.Pal.PalFileSystem.HardLink(scene.JournalPath(2), branchNames[1]);
+        byte[] before = File.ReadAllBytes(path);
+
+        var result = scene.Recover(logger: log.CreateLogger("recovery"));
+
+        Assert.Equal(2, result.LastTransactionId);
+        Assert.Equal(new JournalPosition(1, offsets[2]), result.Position);
+        Assert.Equal(before, File.ReadAllBytes(path)); // not cut, not changed
+        Assert.Equal([new RetainedJournal(1, path, before.Length, 2, Shared: true)], result.Journals.Retained);
+        Assert.Empty(log.WithEventId(TornTailEvent));
+        var kept = Assert.Single(log.WithEventId(SharedTornTailEvent));
+        Assert.Contains(path, kept.Message);
+        Assert.Contains($"offset {offsets[2]}", kept.Message);
+        Assert.False(File.Exists(scene.JournalPath(2))); // this environment's name of the later journal goes
+        Assert.True(File.Exists(branchNames[1])); // the other stays
     }
 
     /// <summary>

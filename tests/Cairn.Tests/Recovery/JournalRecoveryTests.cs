@@ -15,8 +15,8 @@ namespace Cairn.Tests.Recovery;
 /// </summary>
 public sealed class JournalRecoveryTests
 {
-    private const int TornTailEvent = 1103;
-    private const long PayloadByte = 1000; // inside the first page record of a one-page entry
+    internal const int TornTailEvent = 1103;
+    internal const long PayloadByte = 1000; // inside the first page record of a one-page entry
 
     [Fact]
     public void Every_entry_after_the_header_is_replayed_in_order_and_the_newest_page_version_wins()

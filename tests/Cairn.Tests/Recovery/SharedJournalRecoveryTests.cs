@@ -13,9 +13,9 @@ namespace Cairn.Tests.Recovery;
 /// </summary>
 public sealed class SharedJournalRecoveryTests
 {
-    private const int TornTailEvent = 1103;
+    private const int TornTailEvent = JournalRecoveryTests.TornTailEvent;
     private const int SharedTornTailEvent = 1105;
-    private const long PayloadByte = 1000; // inside the first page record of a one-page entry
+    private const long PayloadByte = JournalRecoveryTests.PayloadByte;
     private const long EntrySize = JournalEntryFactory.OnePageEntrySize;
 
     [Fact]

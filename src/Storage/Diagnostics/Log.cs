@@ -45,6 +45,10 @@ internal static partial class Log
         Message = "Deleted {Count} journal(s) that the data file already covers")]
     public static partial void ObsoleteJournalsDeleted(ILogger logger, int count);
 
+    [LoggerMessage(EventId = 1105, Level = LogLevel.Warning,
+        Message = "Journal {Journal} ends with an incomplete entry at offset {Offset} ({Reason}); nothing after it belongs to a later transaction of this environment, so the log ends there and transactions up to {LastTransaction} were recovered, but the file has {Links} names (a journal shared with other environments): the torn tail was left in place, unchanged")]
+    public static partial void TornSharedJournalTail(ILogger logger, string journal, long offset, string reason, long links, long lastTransaction);
+
     [LoggerMessage(EventId = 1200, Level = LogLevel.Warning,
         Message = "Journal write of {Bytes} bytes to {Journal} took {ElapsedMs:F1} ms (transactions {FirstTransaction}..{LastTransaction})")]
     public static partial void SlowJournalWrite(ILogger logger, long bytes, string journal, double elapsedMs, long firstTransaction, long lastTransaction);

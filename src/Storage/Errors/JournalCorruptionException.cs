@@ -4,7 +4,7 @@ namespace Cairn;
 /// The journal cannot be trusted at a place where recovery needs it: an entry whose hashes are valid
 /// holds records that cannot be applied (a writer bug rather than a torn write), an invalid entry is
 /// followed by valid ones (damage in the middle of the log, not a torn tail), transactions are missing
-/// (a deleted journal), or an entry belongs to another environment. Recovery stops and changes nothing
+/// (a deleted journal), or a journal belongs to another environment. Recovery stops and changes nothing
 /// it has not already checked; the message names the journal file and the offset.
 /// </summary>
 public sealed class JournalCorruptionException : IOException

@@ -11,12 +11,15 @@ namespace Cairn.Recovery;
 
 /// <summary>
 /// Replays, at open, every journal entry the data file lacks: from the position the file header
-/// records (just past the last synced transaction), in journal order, requiring each entry to be the
-/// next transaction of this environment with valid hashes. The log ends at an empty (zero) block, at a
-/// stale entry of a recycled file, or at an invalid entry; an invalid entry with a valid later one of
-/// this generation anywhere after it is damage, not a torn tail, and throws
-/// <see cref="JournalCorruptionException"/> naming the journal and offset. A torn tail is logged and cut
-/// off, so nothing stale after it can ever be read as part of the log.
+/// records (just past the last synced transaction), in journal order, requiring each entry of this
+/// environment to be its next transaction with valid hashes. Valid entries of other environments (a
+/// root's journal shared with its branches) are stepped over; a journal read from its start with
+/// entries of others only, none of them written by this environment, is another environment's and
+/// throws. The log ends at an empty (zero) block, at a stale entry of a recycled file, or at an invalid
+/// entry of any environment; an invalid entry with a valid later one of this generation anywhere after
+/// it is damage, not a torn tail, and throws <see cref="JournalCorruptionException"/> naming the journal
+/// and offset. A torn tail is logged and cut off, so nothing stale after it can ever be read as part of
+/// the log, except in a file with other names (shared with other environments), which is left as it is.
 /// </summary>
 internal sealed unsafe class JournalRecovery : IDisposable
 {
@@ -72,7 +75,8 @@ internal sealed unsafe class JournalRecovery : IDisposable
         {
             if (!ReplayJournal(candidates, k))
             {
-                // A torn tail: whatever follows holds nothing of this generation (checked), so it goes.
+                // A torn tail: whatever follows holds nothing of this generation (checked), so it goes
+                // (only this environment's name of it: a file shared with others stays theirs).
                 for (int later = k + 1; later < candidates.Count; later++)
                     PalFileSystem.DeleteFile(candidates[later].Path);
                 break;
@@ -142,12 +146,13 @@ internal sealed unsafe class JournalRecovery : IDisposable
         var (sequence, path) = journals[index];
         long lastHere = -1;
         bool appliedHere = false;
-        long offset;
+        var owners = new EntryOwners(_header.EnvironmentId);
+        long start, offset;
         JournalEntryValidation end;
         using (var file = PalFile.Open(path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential))
         {
             _window.Reset(file);
-            offset = sequence == _header.JournalSequence ? Math.Min(_header.JournalOffset, _window.FileSize) : 0;
+            start = offset = sequence == _header.JournalSequence ? Math.Min(_header.JournalOffset, _window.FileSize) : 0;
             while (true)
             {
                 var validation = _window.Validate(offset, out byte* entry);
@@ -157,7 +162,11 @@ internal sealed unsafe class JournalRecovery : IDisposable
                     break;
                 }
                 var header = validation.Header;
-                CheckEnvironment(path, offset, header);
+                if (!owners.IsOwn(header))
+                {
+                    offset += validation.EntrySize; // another environment's entry in a shared journal: no part of this log
+                    continue;
+                }
                 long transaction = header.TransactionId;
                 if (transaction < _expected)
                 {
@@ -197,19 +206,30 @@ internal sealed unsafe class JournalRecovery : IDisposable
             }
         }
 
+        if (start == 0)
+            ThrowIfAnotherEnvironmentsJournal(path, owners);
         // Whatever ended the log here, it must not hide later entries of this generation in the same file.
         ThrowIfValidEntryFollows(journals, index, offset, end, sameFileOnly: true);
         // The writer moves to the next journal when an entry does not fit, leaving the rest of this one as it
         // was: zeros, or a recycled file's stale bytes. So the log goes on if the next journal begins with
         // exactly the next transaction; anything else after a non-empty end makes that end a torn tail.
         bool clean = end.IsValid || end.Problem == JournalEntryProblem.Empty || NextJournalContinues(journals, index);
+        long links = PalFileSystem.LinkCount(path);
+        bool shared = links > 1 || owners.Writers is not null;
         if (clean)
         {
-            _retained.Add(new RetainedJournal(sequence, path, _window.FileSize, lastHere));
+            _retained.Add(new RetainedJournal(sequence, path, _window.FileSize, lastHere, shared));
             return true;
         }
 
         ThrowIfValidEntryFollows(journals, index, offset, end, sameFileOnly: false);
+        if (links > 1)
+        {
+            // Other environments read this file under their own names: its bytes are theirs too, so they stay.
+            Log.TornSharedJournalTail(_logger, path, offset, end.Reason, links, _expected - 1);
+            _retained.Add(new RetainedJournal(sequence, path, _window.FileSize, lastHere, shared));
+            return false;
+        }
         long discarded = _window.FileSize - offset;
         Log.TornJournalTail(_logger, path, offset, end.Reason, discarded, _expected - 1);
         using (var file = PalFile.Open(path, PalOpenFlags.ReadWrite))
@@ -217,32 +237,53 @@ internal sealed unsafe class JournalRecovery : IDisposable
             file.SetSize(offset);
             file.Sync();
         }
-        _retained.Add(new RetainedJournal(sequence, path, offset, lastHere));
+        _retained.Add(new RetainedJournal(sequence, path, offset, lastHere, shared));
         return false;
     }
 
-    /// <summary>Whether the journal after <paramref name="index"/> starts with a valid entry of the expected transaction.</summary>
+    /// <summary>
+    /// Whether the first valid entry of this environment in the journal after <paramref name="index"/>
+    /// (past valid entries of others, before any invalid or empty block) is of the expected transaction.
+    /// </summary>
     private bool NextJournalContinues(List<(long Sequence, string Path)> journals, int index)
     {
         if (index + 1 >= journals.Count)
             return false;
         using var file = PalFile.Open(journals[index + 1].Path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
         _scanWindow.Reset(file);
-        var first = _scanWindow.Validate(0, out _);
-        return first.IsValid && first.Header.TransactionId == _expected && first.Header.EnvironmentId == _header.EnvironmentId;
+        for (long offset = 0; ; )
+        {
+            var entry = _scanWindow.Validate(offset, out _);
+            if (!entry.IsValid)
+                return false;
+            if (entry.Header.EnvironmentId == _header.EnvironmentId)
+                return entry.Header.TransactionId == _expected;
+            offset += entry.EntrySize;
+        }
     }
 
-    private void CheckEnvironment(string path, long offset, in JournalEntryHeader header)
+    /// <summary>
+    /// A journal read from its start to its log's end whose valid entries all belong to other
+    /// environments, none of them written by this one (a root writes its branches' entries into its own
+    /// journals), is not a journal of this environment: one copied or linked into the wrong folder.
+    /// </summary>
+    private void ThrowIfAnotherEnvironmentsJournal(string path, in EntryOwners owners)
     {
-        if (header.EnvironmentId != _header.EnvironmentId)
-            throw new JournalCorruptionException(path, offset, header.TransactionId,
-                $"the entry was written by environment {header.EnvironmentId}, but this data file belongs to environment {_header.EnvironmentId} (a journal from another environment?)");
+        if (owners.Own || owners.WrittenByUs || owners.Writers is not { } writers)
+            return;
+        string who = writers.Count == 1 ? $"environment {writers[0]}" : $"environments {string.Join(", ", writers)}";
+        throw new JournalCorruptionException(path, 0, owners.FirstOthersTransaction,
+            $"none of its entries belongs to environment {_header.EnvironmentId} or was written by it; they were written by {who} " +
+            "(a journal of another environment copied or linked into this folder?)");
     }
 
     /// <summary>
     /// Looks at every 4 KiB boundary after <paramref name="offset"/> (in this journal, and unless
     /// <paramref name="sameFileOnly"/> in every later one) for a valid entry of this environment at or
-    /// after the expected transaction: if there is one, what ended the log is damage, not its end.
+    /// after the expected transaction: if there is one, what ended the log is damage, not its end. An
+    /// entry in this journal whose write began at or before <paramref name="offset"/> does not count: it
+    /// came with the entry that broke the log, in one write (a root's, shared with its branches) that was
+    /// torn and never acknowledged, and goes with the rest of the tail.
     /// </summary>
     private void ThrowIfValidEntryFollows(List<(long Sequence, string Path)> journals, int index, long offset,
         in JournalEntryValidation end, bool sameFileOnly)
@@ -261,11 +302,49 @@ internal sealed unsafe class JournalRecovery : IDisposable
                 var found = _scanWindow.Validate(position, out _);
                 if (!found.IsValid || found.Header.TransactionId < _expected || found.Header.EnvironmentId != _header.EnvironmentId)
                     continue;
+                if (j == index && position - found.Header.OffsetInWrite <= offset)
+                    continue;
                 string where = end.IsValid ? $"a stale entry of transaction {end.Header.TransactionId}" : end.Reason;
                 throw new JournalCorruptionException(journals[index].Path, offset, end.HeaderIsTrusted ? end.Header.TransactionId : -1,
                     $"the log breaks here ({where}), yet a valid entry of transaction {found.Header.TransactionId} follows in '{path}' at offset {position}: " +
                     "the journal is damaged in the middle, not torn at its end");
             }
+        }
+    }
+
+    /// <summary>What a scan of one journal met besides entries of this environment.</summary>
+    private struct EntryOwners(Guid environmentId)
+    {
+        /// <summary>An entry of this environment.</summary>
+        public bool Own;
+
+        /// <summary>An entry of another environment that this one's writer put in the file (it is their root).</summary>
+        public bool WrittenByUs;
+
+        /// <summary>The first entry of another environment's transaction id.</summary>
+        public long FirstOthersTransaction;
+
+        /// <summary>The environments whose writers put entries of others in the file; null when there were none.</summary>
+        public List<Guid>? Writers;
+
+        /// <summary>Notes a valid entry; true when it is this environment's.</summary>
+        public bool IsOwn(in JournalEntryHeader header)
+        {
+            if (header.EnvironmentId == environmentId)
+            {
+                Own = true;
+                return true;
+            }
+            var writer = header.WrittenBy == Guid.Empty ? header.EnvironmentId : header.WrittenBy;
+            WrittenByUs |= writer == environmentId;
+            if (Writers is null)
+            {
+                Writers = [];
+                FirstOthersTransaction = header.TransactionId;
+            }
+            if (!Writers.Contains(writer))
+                Writers.Add(writer);
+            return false;
         }
     }
 

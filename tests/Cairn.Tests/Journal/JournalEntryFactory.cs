@@ -29,6 +29,17 @@ internal sealed unsafe class JournalEntryFactory(Guid environmentId) : IDisposab
         return JournalTestEntries.Build(_writer, _buffer, transactionId, environmentId, changes, nextPageNumber: 1000);
     }
 
+    /// <summary>
+    /// Stamps <paramref name="entry"/> as a journal writer that puts it in a shared write does
+    /// (<see cref="JournalEntryHeader.StampWrite"/>) and returns it.
+    /// </summary>
+    public static byte[] Stamp(byte[] entry, Guid writtenBy, long offsetInWrite)
+    {
+        fixed (byte* p = entry)
+            JournalEntryHeader.StampWrite(p, writtenBy, offsetInWrite);
+        return entry;
+    }
+
     /// <summary>A page of random bytes (the same for the same seed) carrying its number and checksum.</summary>
     public static byte[] PageImage(long pageNumber, int seed)
     {

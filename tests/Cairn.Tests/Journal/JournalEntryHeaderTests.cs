@@ -79,6 +79,35 @@ public class JournalEntryHeaderTests
         => Assert.Equal(size, JournalEntryHeader.EntrySize(payload));
 
     [Fact]
+    public unsafe void A_stamped_entry_still_validates_and_reads_back_who_wrote_it_and_where_its_write_began()
+    {
+        using var entries = new JournalEntryFactory(Guid.NewGuid());
+        var entry = entries.Build(7, (100, 1));
+        var root = Guid.NewGuid();
+
+        fixed (byte* p = entry)
+            JournalEntryHeader.StampWrite(p, root, 3 * JournalEntryHeader.Alignment);
+
+        var validation = JournalTestEntries.Validate(entry);
+        Assert.True(validation.IsValid, validation.ToString());
+        Assert.Equal(root, validation.Header.WrittenBy);
+        Assert.Equal(3 * JournalEntryHeader.Alignment, validation.Header.OffsetInWrite);
+        Assert.Equal(entries.EnvironmentId, validation.Header.EnvironmentId);
+        Assert.Equal(7, validation.Header.TransactionId);
+    }
+
+    [Fact]
+    public void A_header_changed_without_StampWrite_fails_its_checksum()
+    {
+        using var entries = new JournalEntryFactory(Guid.NewGuid());
+        var entry = entries.Build(7, (100, 1));
+
+        BitConverter.TryWriteBytes(entry.AsSpan(160, 8), 4096L); // OffsetInWrite, not sealed again
+
+        Assert.Equal(JournalEntryProblem.HeaderChecksumMismatch, JournalTestEntries.Validate(entry).Problem);
+    }
+
+    [Fact]
     public void A_written_header_has_its_fields_at_their_offsets_and_checksums_as_documented()
     {
         using var writer = new JournalEntryWriter();

@@ -10,13 +10,13 @@ namespace Cairn.Tests.Recovery;
 /// data file and no environment: the rules of docs/on-disk-format.md, "Journal files". The log starts at
 /// the header's position and ends at an empty block, a stale entry or an invalid one; an invalid entry
 /// with nothing of this environment after it is a torn tail, cut off; one with a valid later entry is
-/// damage (<see cref="JournalCorruptionException"/> naming the journal and offset); another environment's
-/// entry where the log goes on is refused.
+/// damage (<see cref="JournalCorruptionException"/> naming the journal and offset); a journal of another
+/// environment is refused. Journals shared with other environments: <see cref="SharedJournalRecoveryTests"/>.
 /// </summary>
 public sealed class JournalRecoveryTests
 {
-    private const int TornTailEvent = 1103;
-    private const long PayloadByte = 1000; // inside the first page record of a one-page entry
+    internal const int TornTailEvent = 1103;
+    internal const long PayloadByte = 1000; // inside the first page record of a one-page entry
 
     [Fact]
     public void Every_entry_after_the_header_is_replayed_in_order_and_the_newest_page_version_wins()
@@ -98,17 +98,17 @@ public sealed class JournalRecoveryTests
     }
 
     [Fact]
-    public void An_entry_of_another_environment_where_the_log_goes_on_is_refused()
+    public void A_journal_holding_only_another_environment_s_entries_is_refused_naming_it()
     {
         using var scene = new RecoveryScene("recovery-foreign");
         using var stranger = new JournalEntryFactory(Guid.NewGuid());
-        var entries = new[] { scene.Entries.Build(1, (100, 1)), stranger.Build(2, (101, 2)) };
-        long[] offsets = scene.WriteJournal(1, entries);
+        scene.WriteJournal(1, scene.OnePageEntries(1));
+        scene.WriteJournal(2, [stranger.Build(2, (101, 2)), stranger.Build(3, (102, 3))]);
 
         var error = Assert.Throws<JournalCorruptionException>(() => scene.Recover());
 
-        Assert.Equal(scene.JournalPath(1), error.FilePath);
-        Assert.Equal(offsets[1], error.EntryOffset);
+        Assert.Equal(scene.JournalPath(2), error.FilePath);
+        Assert.Equal(0, error.EntryOffset);
         Assert.Equal(2, error.TransactionId);
         Assert.Contains($"written by environment {stranger.EnvironmentId}", error.Message);
     }
@@ -214,7 +214,7 @@ public sealed class JournalRecoveryTests
         Assert.Equal([9L, 2, 3, 4], JournalHarness.TransactionsByBlock(scene.JournalPath(3)));
     }
 
-    private static unsafe byte[] PageBytes(Cairn.Recovery.RecoveryResult result, long pageNumber)
+    internal static unsafe byte[] PageBytes(Cairn.Recovery.RecoveryResult result, long pageNumber)
     {
         var version = result.Pages.Single(p => p.PageNumber == pageNumber).Version;
         return new ReadOnlySpan<byte>((byte*)version.Pointer, version.PageCount * Cairn.Paging.StorageConstants.PageSize).ToArray();

@@ -1,0 +1,162 @@
+using Cairn.Pal;
+using Cairn.Tests.Support;
+
+namespace Cairn.Tests.Sharing;
+
+/// <summary>
+/// Root and branch environments (<see cref="StorageEnvironment.OpenBranch"/>): each is a complete
+/// environment whose commits, through <c>BeginWrite</c> or its merger, go into the root's journal files,
+/// linked into its own <c>Journals/</c>; each reopens alone, after a clean close or a crash, with
+/// everything it acknowledged; a root that closes first sends its branches to their own journals.
+/// </summary>
+public sealed class BranchEnvironmentTests
+{
+    private const string TreeName = "t";
+
+    private static StorageOptions Options(string directory, CapturingLoggerFactory? log = null) => new(directory)
+    {
+        // Nothing is flushed or synced behind the test's back: the journals are what recovery gets.
+        FlushThresholdBytes = 1L << 30,
+        MaxFlushDelay = TimeSpan.FromHours(1),
+        SyncInterval = TimeSpan.FromHours(1),
+        LoggerFactory = log,
+    };
+
+    private static void Put(StorageEnvironment env, long key, int round)
+    {
+        using var tx = env.BeginWrite();
+        tx.CreateTree(TreeName).Put(Bytes.Key(key), Bytes.Value(key * 100 + round, 100));
+        tx.Commit();
+    }
+
+    private static ValueTask PutAsync(StorageEnvironment env, long key, int round)
+        => env.WriteAsync((Key: key, Round: round), static (tx, s) => tx.CreateTree(TreeName).Put(Bytes.Key(s.Key), Bytes.Value(s.Key * 100 + s.Round, 100)));
+
+    private static void AssertHolds(StorageEnvironment env, int keys, int round)
+    {
+        using var tx = env.BeginRead();
+        var tree = tx.OpenTree(TreeName);
+        Assert.Equal(keys, tree.Count);
+        for (long k = 0; k < keys; k++)
+            Assert.Equal(Bytes.Value(k * 100 + round, 100), tree.Get(Bytes.Key(k)));
+        env.Verify();
+    }
+
+    private static string[] JournalFiles(string directory)
+        => [.. Directory.GetFiles(Path.Combine(directory, "Journals"), "*.journal").OrderBy(p => p, StringComparer.Ordinal)];
+
+    [Fact]
+    public async Task Branch_commits_go_into_the_root_journal_and_each_environment_reopens_alone()
+    {
+        using var dir = new TestDirectory("branches");
+        string rootPath = dir.File("root"), aPath = dir.File("a"), bPath = dir.File("b");
+        var log = new CapturingLoggerFactory();
+        using (var root = StorageEnvironment.Open(Options(rootPath)))
+        {
+            using var a = root.OpenBranch(Options(aPath, log));
+            using var b = root.OpenBranch(Options(bPath, log));
+            Assert.True(a.IsBranch);
+            Assert.True(a.SharesRootJournal);
+            Assert.False(root.IsBranch);
+            Assert.Equal(2, root.BranchCount);
+            Assert.Equal(2, log.WithEventId(1605).Count());
+            for (int k = 0; k < 20; k++)
+            {
+                Put(root, k, 1);
+                Put(a, k, 2);
+                await PutAsync(b, k, 3);
+            }
+            // Each environment numbers its own transactions; every entry went into the root's one journal.
+            Assert.Equal(root.LastCommittedTransactionId, a.LastCommittedTransactionId);
+            string rootJournal = Assert.Single(JournalFiles(rootPath));
+            Assert.True(PalFileSystem.SameFile(rootJournal, Assert.Single(JournalFiles(aPath))));
+            Assert.True(PalFileSystem.SameFile(rootJournal, Assert.Single(JournalFiles(bPath))));
+            Assert.Equal(3, PalFileSystem.LinkCount(rootJournal));
+            AssertHolds(a, 20, 2);
+            AssertHolds(b, 20, 3);
+        }
+        foreach (var (path, round) in new[] { (aPath, 2), (bPath, 3), (rootPath, 1) })
+        {
+            using var alone = StorageEnvironment.Open(Options(path));
+            AssertHolds(alone, 20, round);
+        }
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task After_a_crash_every_environment_recovers_what_it_acknowledged(bool branchesFirst)
+    {
+        using var dir = new TestDirectory("branches-crash");
+        string rootPath = dir.File("root");
+        string[] branchPaths = [dir.File("a"), dir.File("b"), dir.File("c")];
+        var root = StorageEnvironment.Open(Options(rootPath));
+        var branches = branchPaths.Select(p => root.OpenBranch(Options(p))).ToArray();
+        var writers = branches.Select((branch, i) => Task.Run(async () =>
+        {
+            for (int k = 0; k < 40; k++)
+            {
+                if (k % 2 == 0)
+                    Put(branch, k, i + 1);
+                else
+                    await PutAsync(branch, k, i + 1);
+            }
+        })).ToList();
+        writers.Add(Task.Run(() =>
+        {
+            for (int k = 0; k < 40; k++)
+                Put(root, k, 0);
+        }));
+        await Task.WhenAll(writers).WaitAsync(TimeSpan.FromMinutes(2));
+        foreach (var branch in branches)
+            branch.SimulateProcessCrash();
+        root.SimulateProcessCrash();
+
+        string[] order = branchesFirst ? [.. branchPaths, rootPath] : [rootPath, .. branchPaths];
+        foreach (var path in order)
+        {
+            using var alone = StorageEnvironment.Open(Options(path));
+            int round = path == rootPath ? 0 : Array.IndexOf(branchPaths, path) + 1;
+            AssertHolds(alone, 40, round);
+        }
+    }
+
+    [Fact]
+    public void A_branch_cannot_have_branches_nor_share_its_root_directory()
+    {
+        using var dir = new TestDirectory("branch-rules");
+        using var root = StorageEnvironment.Open(Options(dir.File("root")));
+        using var branch = root.OpenBranch(Options(dir.File("a")));
+        var nested = Assert.Throws<InvalidOperationException>(() => branch.OpenBranch(Options(dir.File("b"))));
+        Assert.Contains("cannot have branches", nested.Message);
+        Assert.Throws<ArgumentException>(() => root.OpenBranch(Options(dir.File("root"))));
+        Assert.Equal(1, root.BranchCount);
+    }
+
+    [Fact]
+    public void When_the_root_closes_first_its_branch_writes_its_own_journal_and_loses_nothing()
+    {
+        using var dir = new TestDirectory("branch-orphan");
+        string rootPath = dir.File("root"), aPath = dir.File("a");
+        var log = new CapturingLoggerFactory();
+        var root = StorageEnvironment.Open(Options(rootPath));
+        var a = root.OpenBranch(Options(aPath, log));
+        for (int k = 0; k < 10; k++)
+        {
+            Put(root, k, 9);
+            Put(a, k, 1);
+        }
+        root.Dispose();
+        for (int k = 0; k < 20; k++)
+            Put(a, k, 2);
+        Assert.False(a.SharesRootJournal);
+        Assert.Single(log.WithEventId(1604));
+        // The root's close deleted its own names; the branch's link keeps the shared file.
+        Assert.Empty(JournalFiles(rootPath));
+        Assert.Equal(2, JournalFiles(aPath).Length);
+        a.SimulateProcessCrash();
+
+        using var alone = StorageEnvironment.Open(Options(aPath));
+        AssertHolds(alone, 20, 2);
+    }
+}

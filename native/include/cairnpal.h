@@ -27,7 +27,7 @@ extern "C" {
 #  define CAIRN_EXPORT __attribute__((visibility("default")))
 #endif
 
-#define CAIRN_PAL_ABI_VERSION 3
+#define CAIRN_PAL_ABI_VERSION 4
 
 /* ---------------------------------------------------------------------------------------------
  * Status codes. The managed side maps each to a typed exception.
@@ -44,6 +44,8 @@ extern "C" {
 #define CAIRN_E_ALREADY_EXISTS     9  /* EEXIST, ERROR_FILE_EXISTS/ALREADY_EXISTS */
 #define CAIRN_E_UNSUPPORTED       10  /* the platform or file system cannot do this */
 #define CAIRN_E_END_OF_FILE       11  /* a read asked for bytes past the end of the file */
+#define CAIRN_E_CROSS_DEVICE      12  /* EXDEV, ERROR_NOT_SAME_DEVICE: a link or rename across file systems */
+#define CAIRN_E_TOO_MANY_LINKS    13  /* EMLINK, ERROR_TOO_MANY_LINKS: the file is at its link limit */
 
 /* ---------------------------------------------------------------------------------------------
  * File open flags (cairn_file_open).

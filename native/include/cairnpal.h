@@ -120,6 +120,7 @@ typedef struct cairn_io_options {
 #define CAIRN_FAULT_SYNC_ERROR       4  /* the n-th sync fails with os_error */
 #define CAIRN_FAULT_URING_SETUP      5  /* io_uring setup fails with os_error */
 #define CAIRN_FAULT_ALLOCATE_ERROR   6  /* the n-th allocate grows the file by at most `limit` bytes, then fails with os_error */
+#define CAIRN_FAULT_LINK_ERROR       7  /* the n-th hard link whose new link path matches fails with os_error, creating nothing */
 
 typedef struct cairn_file cairn_file; /* opaque */
 
@@ -227,7 +228,8 @@ CAIRN_EXPORT int32_t cairn_sync_gather(cairn_file *file, int32_t mode, int32_t *
  * one); `limit` is the byte cap for CAIRN_FAULT_SHORT_WRITE; `injected_error` is the OS error to
  * report. `path_filter` (NULL = every file) limits the fault to files whose path contains it, so a
  * test can fail journal writes but not data-file writes. One fault is armed at a time,
- * process-wide; CAIRN_FAULT_NONE disarms. A WRITE/ZERO/SYNC/ALLOCATE fault fires once, then disarms.
+ * process-wide; CAIRN_FAULT_NONE disarms. A WRITE/ZERO/SYNC/ALLOCATE/LINK fault fires once, then
+ * disarms. A LINK fault matches the filter against the new link's path, not the existing file's.
  * ------------------------------------------------------------------------------------------- */
 CAIRN_EXPORT int32_t cairn_test_set_fault(int32_t kind, int64_t after, int64_t limit,
                                           int32_t injected_error, const char *path_filter,

@@ -1,5 +1,6 @@
 using Cairn.Pal;
 using Cairn.Pal.Interop;
+using Cairn.Pal.Testing;
 using Cairn.Tests.Support;
 
 namespace Cairn.Tests.Pal;
@@ -14,6 +15,35 @@ public class LinkErrorTests
     private const int EXDEV = 18;
     private const int EMLINK = 31;
 
+    [Fact]
+    public void Link_across_file_systems_throws_cross_device_naming_the_new_link()
+    {
+        using var dir = new TestDirectory("link-exdev");
+        var (journal, branch) = RootJournal(dir);
+
+        var error = LinkWithFault<PalCrossDeviceException>(EXDEV, journal, branch);
+
+        Assert.Equal(PalStatus.CrossDevice, error.Status);
+        Assert.Equal(EXDEV, error.OsError);
+        Assert.False(File.Exists(branch));
+        Assert.Equal(1, PalFileSystem.LinkCount(journal));
+    }
+
+    [Fact]
+    public void Link_at_the_limit_throws_too_many_links_naming_the_new_link_and_fires_once()
+    {
+        using var dir = new TestDirectory("link-emlink");
+        var (journal, branch) = RootJournal(dir);
+
+        var error = LinkWithFault<PalTooManyLinksException>(EMLINK, journal, branch);
+
+        Assert.Equal(PalStatus.TooManyLinks, error.Status);
+        Assert.Equal(EMLINK, error.OsError);
+        Assert.False(File.Exists(branch));
+        PalFileSystem.HardLink(journal, branch); // the fault fired once
+        Assert.Equal(2, PalFileSystem.LinkCount(journal));
+    }
+
     [Theory]
     [InlineData(EXDEV, PalStatus.CrossDevice)]
     [InlineData(EMLINK, PalStatus.TooManyLinks)]
@@ -24,26 +54,42 @@ public class LinkErrorTests
         Assert.Equal(expected, (PalStatus)status);
     }
 
-    [Fact]
-    public void Cross_device_status_maps_to_its_exception()
+    [Theory]
+    [InlineData(PalStatus.CrossDevice, EXDEV, typeof(PalCrossDeviceException), "Not on the same file system")]
+    [InlineData(PalStatus.TooManyLinks, EMLINK, typeof(PalTooManyLinksException), "Too many links")]
+    public void Status_maps_to_its_exception_and_description(PalStatus status, int osError, Type expected, string description)
     {
-        var error = PalErrors.Create(PalStatus.CrossDevice, EXDEV, "hard-linking as 'branch/journal'", "root/journal");
+        var error = PalErrors.Create(status, osError, "hard-linking as 'branch/journal'", "root/journal");
 
-        var crossDevice = Assert.IsType<PalCrossDeviceException>(error);
-        Assert.Equal(PalStatus.CrossDevice, crossDevice.Status);
-        Assert.Equal(EXDEV, crossDevice.OsError);
-        Assert.Equal("root/journal", crossDevice.FilePath);
-        Assert.StartsWith("Not on the same file system during hard-linking as 'branch/journal'", error.Message);
+        Assert.IsType(expected, error);
+        Assert.Equal(status, error.Status);
+        Assert.Equal(osError, error.OsError);
+        Assert.Equal("root/journal", error.FilePath);
+        Assert.StartsWith($"{description} during hard-linking as 'branch/journal' on 'root/journal' (OS error {osError}", error.Message);
     }
 
-    [Fact]
-    public void Too_many_links_status_maps_to_its_exception()
+    private static (string Journal, string Branch) RootJournal(TestDirectory dir)
     {
-        var error = PalErrors.Create(PalStatus.TooManyLinks, EMLINK, "hard-linking as 'branch/journal'", "root/journal");
+        var journal = dir.File("root-journal");
+        var branch = Path.Combine(dir.Path, "Journals", "root-journal");
+        File.WriteAllText(journal, "entries");
+        Directory.CreateDirectory(Path.GetDirectoryName(branch)!);
+        return (journal, branch);
+    }
 
-        var tooMany = Assert.IsType<PalTooManyLinksException>(error);
-        Assert.Equal(PalStatus.TooManyLinks, tooMany.Status);
-        Assert.Equal(EMLINK, tooMany.OsError);
-        Assert.StartsWith("Too many links during hard-linking as 'branch/journal'", error.Message);
+    /// <summary>Links <paramref name="existing"/> as <paramref name="newLink"/> with the link fault armed for the new link's path.</summary>
+    private static T LinkWithFault<T>(int osError, string existing, string newLink) where T : PalIOException
+    {
+        try
+        {
+            PalFaultInjection.Arm(PalFaultKind.LinkError, osError: osError, pathFilter: newLink);
+            var error = Assert.Throws<T>(() => PalFileSystem.HardLink(existing, newLink));
+            Assert.Contains(newLink, error.Message);
+            return error;
+        }
+        finally
+        {
+            PalFaultInjection.Disarm();
+        }
     }
 }

@@ -15,33 +15,39 @@ public class LinkErrorTests
     private const int EXDEV = 18;
     private const int EMLINK = 31;
 
-    [Fact]
-    public void Link_across_file_systems_throws_cross_device_naming_the_new_link()
+    /// <summary>
+    /// A branch links its root's journal into its own Journals folder; with the fault armed for that
+    /// new link, the link fails with the typed error, names the new link, creates nothing, and the
+    /// fault is spent: the next link goes through.
+    /// </summary>
+    [Theory]
+    [InlineData(EXDEV, PalStatus.CrossDevice, typeof(PalCrossDeviceException))]
+    [InlineData(EMLINK, PalStatus.TooManyLinks, typeof(PalTooManyLinksException))]
+    public void Armed_link_fault_throws_its_typed_error_naming_the_new_link_once(int osError, PalStatus status, Type expected)
     {
-        using var dir = new TestDirectory("link-exdev");
-        var (journal, branch) = RootJournal(dir);
+        using var dir = new TestDirectory("link-fault");
+        var journal = dir.File("root-journal");
+        var branch = Path.Combine(dir.Path, "Journals", "root-journal");
+        File.WriteAllText(journal, "entries");
+        Directory.CreateDirectory(Path.GetDirectoryName(branch)!);
+        try
+        {
+            PalFaultInjection.Arm(PalFaultKind.LinkError, osError: osError, pathFilter: branch);
+            var error = (PalIOException)Assert.Throws(expected, () => PalFileSystem.HardLink(journal, branch));
 
-        var error = LinkWithFault<PalCrossDeviceException>(EXDEV, journal, branch);
+            Assert.Equal(status, error.Status);
+            Assert.Equal(osError, error.OsError);
+            Assert.Contains($"hard-linking as '{branch}'", error.Message);
+            Assert.False(File.Exists(branch));
+            Assert.Equal(1, PalFileSystem.LinkCount(journal));
 
-        Assert.Equal(PalStatus.CrossDevice, error.Status);
-        Assert.Equal(EXDEV, error.OsError);
-        Assert.False(File.Exists(branch));
-        Assert.Equal(1, PalFileSystem.LinkCount(journal));
-    }
-
-    [Fact]
-    public void Link_at_the_limit_throws_too_many_links_naming_the_new_link_and_fires_once()
-    {
-        using var dir = new TestDirectory("link-emlink");
-        var (journal, branch) = RootJournal(dir);
-
-        var error = LinkWithFault<PalTooManyLinksException>(EMLINK, journal, branch);
-
-        Assert.Equal(PalStatus.TooManyLinks, error.Status);
-        Assert.Equal(EMLINK, error.OsError);
-        Assert.False(File.Exists(branch));
-        PalFileSystem.HardLink(journal, branch); // the fault fired once
-        Assert.Equal(2, PalFileSystem.LinkCount(journal));
+            PalFileSystem.HardLink(journal, branch);
+            Assert.Equal(2, PalFileSystem.LinkCount(journal));
+        }
+        finally
+        {
+            PalFaultInjection.Disarm();
+        }
     }
 
     [Theory]
@@ -66,30 +72,5 @@ public class LinkErrorTests
         Assert.Equal(osError, error.OsError);
         Assert.Equal("root/journal", error.FilePath);
         Assert.StartsWith($"{description} during hard-linking as 'branch/journal' on 'root/journal' (OS error {osError}", error.Message);
-    }
-
-    private static (string Journal, string Branch) RootJournal(TestDirectory dir)
-    {
-        var journal = dir.File("root-journal");
-        var branch = Path.Combine(dir.Path, "Journals", "root-journal");
-        File.WriteAllText(journal, "entries");
-        Directory.CreateDirectory(Path.GetDirectoryName(branch)!);
-        return (journal, branch);
-    }
-
-    /// <summary>Links <paramref name="existing"/> as <paramref name="newLink"/> with the link fault armed for the new link's path.</summary>
-    private static T LinkWithFault<T>(int osError, string existing, string newLink) where T : PalIOException
-    {
-        try
-        {
-            PalFaultInjection.Arm(PalFaultKind.LinkError, osError: osError, pathFilter: newLink);
-            var error = Assert.Throws<T>(() => PalFileSystem.HardLink(existing, newLink));
-            Assert.Contains(newLink, error.Message);
-            return error;
-        }
-        finally
-        {
-            PalFaultInjection.Disarm();
-        }
     }
 }

@@ -66,14 +66,25 @@ int cairn_fault_on_write(const char *path, int64_t *length, int32_t *injected_er
     }
 }
 
-int cairn_fault_on_sync(const char *path, int32_t *injected_error)
+/* The one-shot error faults: when `kind` is armed for `path`, fires once with the injected error. */
+static int fail_once(int kind, const char *path, int32_t *injected_error)
 {
-    if (atomic_load_explicit(&g_kind, memory_order_relaxed) != CAIRN_FAULT_SYNC_ERROR || !path_matches(path))
+    if (atomic_load_explicit(&g_kind, memory_order_relaxed) != kind || !path_matches(path))
         return 0;
-    if (!fire_once(CAIRN_FAULT_SYNC_ERROR))
+    if (!fire_once(kind))
         return 0;
     *injected_error = atomic_load(&g_error);
     return 1;
+}
+
+int cairn_fault_on_sync(const char *path, int32_t *injected_error)
+{
+    return fail_once(CAIRN_FAULT_SYNC_ERROR, path, injected_error);
+}
+
+int cairn_fault_on_link(const char *new_link, int32_t *injected_error)
+{
+    return fail_once(CAIRN_FAULT_LINK_ERROR, new_link, injected_error);
 }
 
 int cairn_fault_on_uring_setup(int32_t *injected_error)
@@ -87,12 +98,9 @@ int cairn_fault_on_uring_setup(int32_t *injected_error)
 
 int cairn_fault_on_allocate(const char *path, int64_t *growth, int32_t *injected_error)
 {
-    if (atomic_load_explicit(&g_kind, memory_order_relaxed) != CAIRN_FAULT_ALLOCATE_ERROR || !path_matches(path))
-        return 0;
-    if (!fire_once(CAIRN_FAULT_ALLOCATE_ERROR))
+    if (!fail_once(CAIRN_FAULT_ALLOCATE_ERROR, path, injected_error))
         return 0;
     *growth = atomic_load(&g_limit);
-    *injected_error = atomic_load(&g_error);
     return 1;
 }
 
@@ -100,7 +108,7 @@ CAIRN_EXPORT int32_t cairn_test_set_fault(int32_t kind, int64_t after, int64_t l
                                           int32_t injected_error, const char *path_filter,
                                           int32_t *os_error)
 {
-    if (kind < CAIRN_FAULT_NONE || kind > CAIRN_FAULT_ALLOCATE_ERROR || after < 0 || limit < 0)
+    if (kind < CAIRN_FAULT_NONE || kind > CAIRN_FAULT_LINK_ERROR || after < 0 || limit < 0)
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
 
     /* Disarm first so no hook sees a half-written configuration. */

@@ -48,6 +48,9 @@ static inline int32_t cairn_status(int32_t status, int32_t *os_error)
 CAIRN_HIDDEN int cairn_fault_on_write(const char *path, int64_t *length, int32_t *injected_error);
 /* Called before every data sync of `path`. Returns 1 to fail it with *injected_error. */
 CAIRN_HIDDEN int cairn_fault_on_sync(const char *path, int32_t *injected_error);
+/* Called before every hard link, with the path of the new link. Returns 1 to fail it with
+ * *injected_error without creating the link. */
+CAIRN_HIDDEN int cairn_fault_on_link(const char *new_link, int32_t *injected_error);
 /* Called before io_uring setup. Returns 1 to fail it with *injected_error. */
 CAIRN_HIDDEN int cairn_fault_on_uring_setup(int32_t *injected_error);
 /* Called before allocating on `path`. Returns 1 to fail the call with *injected_error after growing

@@ -27,7 +27,7 @@ extern "C" {
 #  define CAIRN_EXPORT __attribute__((visibility("default")))
 #endif
 
-#define CAIRN_PAL_ABI_VERSION 3
+#define CAIRN_PAL_ABI_VERSION 4
 
 /* ---------------------------------------------------------------------------------------------
  * Status codes. The managed side maps each to a typed exception.
@@ -44,6 +44,8 @@ extern "C" {
 #define CAIRN_E_ALREADY_EXISTS     9  /* EEXIST, ERROR_FILE_EXISTS/ALREADY_EXISTS */
 #define CAIRN_E_UNSUPPORTED       10  /* the platform or file system cannot do this */
 #define CAIRN_E_END_OF_FILE       11  /* a read asked for bytes past the end of the file */
+#define CAIRN_E_CROSS_DEVICE      12  /* EXDEV, ERROR_NOT_SAME_DEVICE: a link or rename across file systems */
+#define CAIRN_E_TOO_MANY_LINKS    13  /* EMLINK, ERROR_TOO_MANY_LINKS: the file is at its link limit */
 
 /* ---------------------------------------------------------------------------------------------
  * File open flags (cairn_file_open).
@@ -118,6 +120,7 @@ typedef struct cairn_io_options {
 #define CAIRN_FAULT_SYNC_ERROR       4  /* the n-th sync fails with os_error */
 #define CAIRN_FAULT_URING_SETUP      5  /* io_uring setup fails with os_error */
 #define CAIRN_FAULT_ALLOCATE_ERROR   6  /* the n-th allocate grows the file by at most `limit` bytes, then fails with os_error */
+#define CAIRN_FAULT_LINK_ERROR       7  /* the n-th hard link whose new link path matches fails with os_error, creating nothing */
 
 typedef struct cairn_file cairn_file; /* opaque */
 
@@ -225,7 +228,8 @@ CAIRN_EXPORT int32_t cairn_sync_gather(cairn_file *file, int32_t mode, int32_t *
  * one); `limit` is the byte cap for CAIRN_FAULT_SHORT_WRITE; `injected_error` is the OS error to
  * report. `path_filter` (NULL = every file) limits the fault to files whose path contains it, so a
  * test can fail journal writes but not data-file writes. One fault is armed at a time,
- * process-wide; CAIRN_FAULT_NONE disarms. A WRITE/ZERO/SYNC/ALLOCATE fault fires once, then disarms.
+ * process-wide; CAIRN_FAULT_NONE disarms. A WRITE/ZERO/SYNC/ALLOCATE/LINK fault fires once, then
+ * disarms. A LINK fault matches the filter against the new link's path, not the existing file's.
  * ------------------------------------------------------------------------------------------- */
 CAIRN_EXPORT int32_t cairn_test_set_fault(int32_t kind, int64_t after, int64_t limit,
                                           int32_t injected_error, const char *path_filter,

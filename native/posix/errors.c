@@ -36,6 +36,10 @@ int32_t cairn_status_from_os_error(int32_t os_error)
     case EOPNOTSUPP:
     case ENOSYS:
         return CAIRN_E_UNSUPPORTED;
+    case EXDEV:
+        return CAIRN_E_CROSS_DEVICE;
+    case EMLINK:
+        return CAIRN_E_TOO_MANY_LINKS;
     default:
         return CAIRN_E_OS;
     }

@@ -95,6 +95,9 @@ CAIRN_EXPORT int32_t cairn_hard_link(const char *existing, const char *new_link,
 {
     if (existing == NULL || new_link == NULL)
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
+    int32_t injected = 0;
+    if (cairn_fault_on_link(new_link, &injected))
+        return cairn_fail(injected, os_error);
     if (link(existing, new_link) != 0)
         return cairn_fail(errno, os_error);
     return sync_parent(new_link, os_error);

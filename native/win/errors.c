@@ -67,6 +67,10 @@ int32_t cairn_status_from_os_error(int32_t os_error)
         return CAIRN_E_UNSUPPORTED;
     case ERROR_HANDLE_EOF:
         return CAIRN_E_END_OF_FILE;
+    case ERROR_NOT_SAME_DEVICE:      /* EXDEV */
+        return CAIRN_E_CROSS_DEVICE;
+    case ERROR_TOO_MANY_LINKS:       /* EMLINK */
+        return CAIRN_E_TOO_MANY_LINKS;
     default:
         return CAIRN_E_OS;
     }

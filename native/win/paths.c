@@ -139,6 +139,9 @@ CAIRN_EXPORT int32_t cairn_hard_link(const char *existing, const char *new_link,
 {
     if (existing == NULL || new_link == NULL)
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
+    int32_t injected = 0;
+    if (cairn_fault_on_link(new_link, &injected))
+        return cairn_fail(injected, os_error);
     wchar_t *wide_existing, *wide_link;
     DWORD error = wide_pair(existing, new_link, &wide_existing, &wide_link);
     if (error == 0 && !CreateHardLinkW(wide_link, wide_existing, NULL))

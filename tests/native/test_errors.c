@@ -55,6 +55,8 @@ static void test_classification(void)
     CHECK(classify(EWOULDBLOCK) == CAIRN_E_LOCKED);
     CHECK(classify(EEXIST) == CAIRN_E_ALREADY_EXISTS);
     CHECK(classify(EOPNOTSUPP) == CAIRN_E_UNSUPPORTED);
+    CHECK(classify(EXDEV) == CAIRN_E_CROSS_DEVICE);
+    CHECK(classify(EMLINK) == CAIRN_E_TOO_MANY_LINKS);
     CHECK(classify(ELOOP) == CAIRN_E_OS);
     CHECK(cairn_classify_error(EIO, NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
 

@@ -1,5 +1,6 @@
-/* Paths: hard links and link counts, file identity, durable renames (same and different directory),
- * directory sync, deletes, and what cairn_fs_info_get reports for the real-disk scratch directory. */
+/* Paths: hard links and link counts, injected link failures (across file systems, at the link
+ * limit), file identity, durable renames (same and different directory), directory sync, deletes,
+ * and what cairn_fs_info_get reports for the real-disk scratch directory. */
 #ifndef _GNU_SOURCE /* also passed by the build, which defines it to 1 */
 #define _GNU_SOURCE
 #endif
@@ -73,6 +74,65 @@ static void test_links(const char *dir)
     free(other);
     free(b);
     free(a);
+}
+
+static void arm_link_fault(int64_t after, int32_t error, const char *filter)
+{
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_LINK_ERROR, after, 0, error, filter, &test_last_os_error));
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* The two link failures a shared journal must tell apart, provoked on one file system: the fault
+ * fails the link with the injected error and creates nothing, fires once, and only for links whose
+ * new path matches the filter. */
+static void test_link_faults(const char *dir)
+{
+    char *journal = test_join(dir, "root-journal");
+    char *branch = test_join(dir, "branch-journal");
+    char *other = test_join(dir, "other-link");
+    char *copy = test_join(dir, "root-journal-copy");
+    write_text(journal, "entries");
+
+    arm_link_fault(0, EXDEV, "branch-journal");
+    CHECK(cairn_hard_link(journal, branch, &test_last_os_error) == CAIRN_E_CROSS_DEVICE);
+    CHECK(test_last_os_error == EXDEV);
+    CHECK(!exists(branch) && links(journal) == 1);
+
+    arm_link_fault(0, EMLINK, "branch-journal");
+    CHECK(cairn_hard_link(journal, branch, &test_last_os_error) == CAIRN_E_TOO_MANY_LINKS);
+    CHECK(test_last_os_error == EMLINK);
+    CHECK(!exists(branch) && links(journal) == 1);
+    CHECK_OK(cairn_hard_link(journal, branch, &test_last_os_error)); /* fired once, then disarmed */
+    CHECK(links(journal) == 2 && same(journal, branch) == 1);
+
+    /* The filter goes by the new link's path: the existing file's name does not make a link fail,
+     * and a link the filter passes over leaves the fault armed for the next one that matches. */
+    arm_link_fault(0, EXDEV, "root-journal");
+    CHECK_OK(cairn_hard_link(journal, other, &test_last_os_error));
+    CHECK(links(journal) == 3);
+    CHECK(cairn_hard_link(journal, copy, &test_last_os_error) == CAIRN_E_CROSS_DEVICE);
+    CHECK(!exists(copy));
+
+    /* `after` lets that many matching links through first. */
+    CHECK_OK(cairn_delete_file(branch, &test_last_os_error));
+    arm_link_fault(1, EMLINK, "journal");
+    CHECK_OK(cairn_hard_link(journal, branch, &test_last_os_error));
+    CHECK(cairn_hard_link(journal, copy, &test_last_os_error) == CAIRN_E_TOO_MANY_LINKS);
+    CHECK(links(journal) == 3 && !exists(copy));
+    test_disarm_fault();
+
+    CHECK(cairn_test_set_fault(CAIRN_FAULT_LINK_ERROR + 1, 0, 0, 0, NULL, &test_last_os_error) ==
+          CAIRN_E_INVALID_ARGUMENT);
+
+    free(copy);
+    free(other);
+    free(branch);
+    free(journal);
 }
 
 static void test_renames(const char *dir)
@@ -178,6 +238,7 @@ int main(void)
 {
     char *dir = test_make_dir("paths");
     test_links(dir);
+    test_link_faults(dir);
     test_renames(dir);
     test_fs_info(dir);
     test_null_arguments(dir);

@@ -29,6 +29,8 @@ public static class PalErrors
             PalStatus.IOError => new DeviceIOException(message, status, osError, operation, path, offset),
             PalStatus.Locked => new FileLockedException(message, status, osError, operation, path, offset),
             PalStatus.AccessDenied => new PalAccessDeniedException(message, status, osError, operation, path, offset),
+            PalStatus.CrossDevice => new PalCrossDeviceException(message, status, osError, operation, path, offset),
+            PalStatus.TooManyLinks => new PalTooManyLinksException(message, status, osError, operation, path, offset),
             _ => new PalIOException(message, status, osError, operation, path, offset),
         };
     }
@@ -68,6 +70,8 @@ public static class PalErrors
         PalStatus.AlreadyExists => "Already exists",
         PalStatus.Unsupported => "Not supported",
         PalStatus.EndOfFile => "Unexpected end of file",
+        PalStatus.CrossDevice => "Not on the same file system",
+        PalStatus.TooManyLinks => "Too many links",
         _ => "OS error",
     };
 }

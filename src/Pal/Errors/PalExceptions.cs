@@ -51,3 +51,11 @@ public sealed class FileLockedException(string message, PalStatus status, int os
 /// <summary>The OS refused access (permissions, read-only file system).</summary>
 public sealed class PalAccessDeniedException(string message, PalStatus status, int osError, string operation, string? filePath, long? offset)
     : PalIOException(message, status, osError, operation, filePath, offset);
+
+/// <summary>The link or rename would cross file systems (EXDEV, ERROR_NOT_SAME_DEVICE).</summary>
+public sealed class PalCrossDeviceException(string message, PalStatus status, int osError, string operation, string? filePath, long? offset)
+    : PalIOException(message, status, osError, operation, filePath, offset);
+
+/// <summary>The file already has as many hard links as its file system allows (EMLINK, ERROR_TOO_MANY_LINKS).</summary>
+public sealed class PalTooManyLinksException(string message, PalStatus status, int osError, string operation, string? filePath, long? offset)
+    : PalIOException(message, status, osError, operation, filePath, offset);

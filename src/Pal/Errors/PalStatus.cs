@@ -15,4 +15,6 @@ public enum PalStatus
     AlreadyExists = 9,
     Unsupported = 10,
     EndOfFile = 11,
+    CrossDevice = 12,
+    TooManyLinks = 13,
 }

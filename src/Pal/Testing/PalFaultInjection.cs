@@ -18,6 +18,8 @@ public enum PalFaultKind
     UringSetup = 5,
     /// <summary>The n-th allocation grows the file by at most <c>limit</c> bytes past its end, then fails with the given OS error.</summary>
     AllocateError = 6,
+    /// <summary>The n-th hard link whose new link path matches the filter fails with the given OS error, creating nothing.</summary>
+    LinkError = 7,
 }
 
 /// <summary>

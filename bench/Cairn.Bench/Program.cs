@@ -19,5 +19,10 @@ if (args.Length > 0 && args[0] == "--recovery-survey")
 if (args.Length > 0 && args[0] == "--concurrent-interleaved")
     return Cairn.Bench.Durability.Interleaved.InterleavedConcurrentRun.Run(args[1..], Console.Out);
 
+// --shared-journals [--branches N] [--callers N,..] [--rounds N] [--commits N]: a root and its branches committing at
+// once, journals shared against separate, interleaved round by round (docs/benchmarks.md, Shared journals).
+if (args.Length > 0 && args[0] == "--shared-journals")
+    return Cairn.Bench.Sharing.SharedJournalRun.Run(args[1..], Console.Out);
+
 BenchmarkSwitcher.FromAssembly(typeof(Cairn.Bench.BenchScratch).Assembly).Run(args);
 return 0;

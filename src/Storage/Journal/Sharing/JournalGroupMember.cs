@@ -77,11 +77,11 @@ internal sealed unsafe class JournalGroupMember(WriteAheadJournal own, Guid envi
     {
         switch (error)
         {
-            case PalIOException { Status: PalLinkStatus.CrossDevice }:
+            case PalCrossDeviceException:
                 Log.SharingStoppedCrossDevice(logger, own.DirectoryPath, rootFile.FilePath);
                 Volatile.Write(ref _group, null);
                 break;
-            case PalIOException { Status: PalLinkStatus.TooManyLinks }:
+            case PalTooManyLinksException:
                 Log.SharingSkippedLinkLimit(logger, own.DirectoryPath, rootFile.FilePath);
                 _unlinkable = rootFile;
                 break;

@@ -1,0 +1,203 @@
+using System.Diagnostics;
+using System.Globalization;
+using Cairn.Diagnostics;
+using Cairn.Pal.Testing;
+
+namespace Cairn.Bench.Sharing;
+
+/// <summary>
+/// <c>--shared-journals</c>: a root and its branches committing at once, their journals shared (one
+/// vectored write for many environments) against separate (a journal each), and the root alone in its
+/// group (its latency baseline). Every case is open for the whole run and the cases are measured round by
+/// round in turn, the order rotating, so the disk's slow and fast phases fall on all of them alike. Each
+/// environment has <c>callers</c> threads, each committing one 100-byte put per <c>BeginWrite</c>/<c>Commit</c>.
+/// Reported per case: commits per second, p50/p99 commit latency of the root and of the branches, and
+/// journal writes: commits per durable journal write and write system calls per journal write.
+/// </summary>
+public static class SharedJournalRun
+{
+    public static int Run(IReadOnlyList<string> args, TextWriter output)
+    {
+        int branches = IntOption(args, "--branches", 8);
+        int rounds = IntOption(args, "--rounds", 6);
+        int commits = IntOption(args, "--commits", 200);
+        var callerCounts = ListOption(args, "--callers", [1, 8]);
+        string directory = BenchScratch.Directory("shared-journals");
+        output.WriteLine($"# shared journals: a root and {branches} branches, {rounds} measured rounds of {commits} commits per caller, " +
+            $"cases interleaved; {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; {directory}");
+        var cases = new List<Case>();
+        try
+        {
+            foreach (int callers in callerCounts)
+            {
+                foreach (var setup in new[] { JournalGroupSetup.Shared, JournalGroupSetup.Separate, JournalGroupSetup.RootAlone })
+                    cases.Add(new Case(setup, callers, JournalGroupEnvironments.Open(Path.Combine(directory, $"{setup}-{callers}"), setup, branches)));
+            }
+            foreach (var c in cases)
+                c.RunRound(commits / 4, measured: false); // JIT tiering, first journal files, spares
+            for (int round = 0; round < rounds; round++)
+            {
+                for (int k = 0; k < cases.Count; k++)
+                    cases[(round + k) % cases.Count].RunRound(commits, measured: true);
+            }
+            Report(cases, output);
+            return 0;
+        }
+        finally
+        {
+            foreach (var c in cases)
+                c.Dispose();
+            try
+            {
+                Directory.Delete(directory, recursive: true);
+            }
+            catch (IOException)
+            {
+            }
+        }
+    }
+
+    private static void Report(List<Case> cases, TextWriter output)
+    {
+        output.WriteLine("| case | callers/env | commits/s | vs separate | root p50 µs | root p99 µs | branch p50 µs | branch p99 µs | commits per journal write | write syscalls per journal write |");
+        output.WriteLine("|---|---|---|---|---|---|---|---|---|---|");
+        foreach (var c in cases)
+        {
+            var separate = cases.First(o => o.Callers == c.Callers && o.Setup == JournalGroupSetup.Separate);
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"| {c.Setup} | {c.Callers} | {c.Rate:F0} | {(c.Setup == JournalGroupSetup.RootAlone ? "-" : (c.Rate / separate.Rate).ToString("F2", CultureInfo.InvariantCulture))} | " +
+                $"{c.RootLatency(0.50):F0} | {c.RootLatency(0.99):F0} | {c.BranchLatency(0.50)} | {c.BranchLatency(0.99)} | " +
+                $"{c.CommitsPerJournalWrite:F2} | {c.SyscallsPerJournalWrite:F2} |"));
+        }
+        foreach (int callers in cases.Select(c => c.Callers).Distinct())
+        {
+            var shared = cases.First(c => c.Callers == callers && c.Setup == JournalGroupSetup.Shared);
+            var alone = cases.First(c => c.Callers == callers && c.Setup == JournalGroupSetup.RootAlone);
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"# {callers} caller(s): root p99 with busy branches / root alone = {shared.RootLatency(0.99) / alone.RootLatency(0.99):F2}"));
+        }
+    }
+
+    private sealed class Case(JournalGroupSetup setup, int callers, JournalGroupEnvironments environments) : IDisposable
+    {
+        private readonly List<double> _rootMicros = [];
+        private readonly List<double> _branchMicros = [];
+        private long _commits;
+        private long _journalWrites;
+        private long _syscalls;
+        private TimeSpan _elapsed;
+        private long _nextKey;
+
+        public JournalGroupSetup Setup => setup;
+
+        public int Callers => callers;
+
+        public double Rate => _commits / Math.Max(_elapsed.TotalSeconds, 1e-9);
+
+        public double CommitsPerJournalWrite => _commits / (double)Math.Max(1, _journalWrites);
+
+        public double SyscallsPerJournalWrite => _syscalls / (double)Math.Max(1, _journalWrites);
+
+        public double RootLatency(double quantile) => Quantile(_rootMicros, quantile);
+
+        public string BranchLatency(double quantile)
+            => _branchMicros.Count == 0 ? "-" : Quantile(_branchMicros, quantile).ToString("F0", CultureInfo.InvariantCulture);
+
+        public void RunRound(int commitsPerCaller, bool measured)
+        {
+            var committing = setup == JournalGroupSetup.RootAlone ? environments.Environments[..1] : environments.Environments;
+            var latencies = new List<double>[committing.Length * callers];
+            var writers = Writers(committing);
+            var marks = Marks(writers);
+            long syscallsBefore = PalFaultInjection.WriteCalls;
+            var started = Stopwatch.GetTimestamp();
+            var threads = new Thread[latencies.Length];
+            for (int t = 0; t < threads.Length; t++)
+            {
+                var environment = committing[t / callers];
+                var list = latencies[t] = new List<double>(commitsPerCaller);
+                long firstKey = Interlocked.Add(ref _nextKey, commitsPerCaller) - commitsPerCaller;
+                threads[t] = new Thread(() => Commit(environment, firstKey, commitsPerCaller, list));
+                threads[t].Start();
+            }
+            foreach (var thread in threads)
+                thread.Join();
+            var elapsed = Stopwatch.GetElapsedTime(started);
+            if (!measured)
+                return;
+            _elapsed += elapsed;
+            _commits += (long)commitsPerCaller * threads.Length;
+            _journalWrites += JournalWritesSince(writers, marks);
+            _syscalls += PalFaultInjection.WriteCalls - syscallsBefore;
+            for (int t = 0; t < latencies.Length; t++)
+                (t < callers ? _rootMicros : _branchMicros).AddRange(latencies[t]);
+        }
+
+        /// <summary>
+        /// The environments whose journal writes count: with a group, the root records each shared write once
+        /// (each branch records its share too), so the root's records are the group's; separate environments each count their own.
+        /// </summary>
+        private StorageEnvironment[] Writers(StorageEnvironment[] committing)
+            => setup == JournalGroupSetup.Separate ? committing : committing[..1];
+
+        private static long[] Marks(StorageEnvironment[] writers) => [.. writers.Select(e => e.IoStats.TotalRecorded)];
+
+        /// <summary>Journal writes recorded since <paramref name="marks"/> (the rings are big enough to hold a round).</summary>
+        private static long JournalWritesSince(StorageEnvironment[] writers, long[] marks)
+        {
+            long writes = 0;
+            for (int i = 0; i < writers.Length; i++)
+            {
+                foreach (var operation in writers[i].IoStats.Snapshot())
+                    if (operation.Sequence >= marks[i] && operation.Kind == IoOperationKind.JournalWrite)
+                        writes++;
+            }
+            return writes;
+        }
+
+        private static void Commit(StorageEnvironment environment, long firstKey, int count, List<double> latencies)
+        {
+            Span<byte> key = stackalloc byte[8];
+            Span<byte> value = stackalloc byte[100];
+            value.Fill(0x5a);
+            for (long k = firstKey; k < firstKey + count; k++)
+            {
+                System.Buffers.Binary.BinaryPrimitives.WriteInt64BigEndian(key, k);
+                long start = Stopwatch.GetTimestamp();
+                using (var tx = environment.BeginWrite())
+                {
+                    tx.CreateTree("kv").Put(key, value);
+                    tx.Commit();
+                }
+                latencies.Add(Stopwatch.GetElapsedTime(start).TotalMicroseconds);
+            }
+        }
+
+        private static double Quantile(List<double> values, double quantile)
+        {
+            if (values.Count == 0)
+                return double.NaN;
+            var sorted = values.ToArray();
+            Array.Sort(sorted);
+            return sorted[Math.Min(sorted.Length - 1, (int)(quantile * sorted.Length))];
+        }
+
+        public void Dispose() => environments.Dispose();
+    }
+
+    private static int IntOption(IReadOnlyList<string> args, string name, int fallback)
+    {
+        for (int i = 0; i + 1 < args.Count; i++)
+            if (args[i] == name)
+                return int.Parse(args[i + 1], CultureInfo.InvariantCulture);
+        return fallback;
+    }
+
+    private static int[] ListOption(IReadOnlyList<string> args, string name, int[] fallback)
+    {
+        for (int i = 0; i + 1 < args.Count; i++)
+            if (args[i] == name)
+                return [.. args[i + 1].Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture))];
+        return fallback;
+    }
+}

@@ -9,7 +9,8 @@ namespace Cairn.Demo;
 /// against the disk's raw durable write rate; a writer killed with SIGKILL mid-stream and the
 /// recovery that follows, checked; the I/O statistics of it all, printed and written as JSON; and what a
 /// durable write costs here in each of the ways a journal could be written; and the transaction merger
-/// with concurrent callers against the single-writer rate.
+/// with concurrent callers against the single-writer rate; a root and 8 branches committing at once with
+/// shared journals against separate ones.
 /// </summary>
 internal static class DemoCommand
 {
@@ -51,6 +52,16 @@ internal static class DemoCommand
                               $"{merged.OperationsPerSecond:F0} puts/s, {merged.OperationsPerSecond / commits.CommitsPerSecond:F1}x the single-writer commits above; " +
                               $"{merged.OperationsPerTransaction:F1} operations per transaction; latency p50 {merged.LatencyP50Micros:F0} us, p99 {merged.LatencyP99Micros:F0} us; every key read back");
             Console.WriteLine("  " + merged.Statistics.Replace(System.Environment.NewLine, System.Environment.NewLine + "  "));
+
+            var sharedJournals = SharedJournalDemo.Run(options.Directory, commitsPerEnvironment: 1_000);
+            Console.WriteLine();
+            Console.WriteLine($"Shared journals: a root and 8 branches, one thread each committing one 100-byte put per commit ({sharedJournals.Shared.Commits} commits per case):");
+            foreach (var c in new[] { sharedJournals.Shared, sharedJournals.Separate })
+                Console.WriteLine($"  {c.Setup,-8} {c.CommitsPerSecond,7:F0} commits/s, {c.JournalWrites} journal writes ({c.CommitsPerJournalWrite:F2} commits per write), " +
+                                  $"commit latency p50 {c.LatencyP50Micros:F0} us, p99 {c.LatencyP99Micros:F0} us");
+            Console.WriteLine($"  shared/separate: {sharedJournals.Shared.CommitsPerSecond / sharedJournals.Separate.CommitsPerSecond:F2}x the commits, " +
+                              $"{(double)sharedJournals.Shared.JournalWrites / sharedJournals.Separate.JournalWrites:F2}x the journal writes; " +
+                              $"{sharedJournals.BranchLinks} links to root journal files in the branch folders; every branch reopened alone with all its keys");
 
             Console.WriteLine();
             Console.WriteLine("Crash and recovery: a child process commits and acknowledges transactions until it is killed with SIGKILL; then this process reopens the environment:");
@@ -94,6 +105,7 @@ internal static class DemoCommand
                 engine,
                 durableCommits = commits,
                 merger = merged,
+                sharedJournals,
                 crashRecovery = crash,
                 durableWrites = results,
             }, new JsonSerializerOptions { WriteIndented = true }));
@@ -112,7 +124,7 @@ internal static class DemoCommand
     {
         foreach (var file in Directory.EnumerateFiles(directory, "*.probe"))
             File.Delete(file);
-        foreach (var environment in new[] { "commits", "merger", "crash" })
+        foreach (var environment in new[] { "commits", "merger", "crash", "shared", "separate" })
         {
             string path = Path.Combine(directory, environment);
             if (Directory.Exists(path))

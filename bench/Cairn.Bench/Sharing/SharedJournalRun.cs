@@ -59,15 +59,15 @@ public static class SharedJournalRun
 
     private static void Report(List<Case> cases, TextWriter output)
     {
-        output.WriteLine("| case | callers/env | commits/s | vs separate | root p50 µs | root p99 µs | branch p50 µs | branch p99 µs | commits per journal write | write syscalls per journal write |");
-        output.WriteLine("|---|---|---|---|---|---|---|---|---|---|");
+        output.WriteLine("| case | callers/env | commits/s | vs separate | root p50 µs | root p99 µs | branch p50 µs | branch p99 µs | commits per journal write | write syscalls per journal write | CPU µs per commit | CPU busy |");
+        output.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|---|");
         foreach (var c in cases)
         {
             var separate = cases.First(o => o.Callers == c.Callers && o.Setup == JournalGroupSetup.Separate);
             output.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"| {c.Setup} | {c.Callers} | {c.Rate:F0} | {(c.Setup == JournalGroupSetup.RootAlone ? "-" : (c.Rate / separate.Rate).ToString("F2", CultureInfo.InvariantCulture))} | " +
                 $"{c.RootLatency(0.50):F0} | {c.RootLatency(0.99):F0} | {c.BranchLatency(0.50)} | {c.BranchLatency(0.99)} | " +
-                $"{c.CommitsPerJournalWrite:F2} | {c.SyscallsPerJournalWrite:F2} |"));
+                $"{c.CommitsPerJournalWrite:F2} | {c.SyscallsPerJournalWrite:F2} | {c.CpuMicrosPerCommit:F0} | {c.CpuUtilization:P0} |"));
         }
         foreach (int callers in cases.Select(c => c.Callers).Distinct())
         {
@@ -86,6 +86,7 @@ public static class SharedJournalRun
         private long _journalWrites;
         private long _syscalls;
         private TimeSpan _elapsed;
+        private TimeSpan _cpu;
         private long _nextKey;
 
         public JournalGroupSetup Setup => setup;
@@ -97,6 +98,11 @@ public static class SharedJournalRun
         public double CommitsPerJournalWrite => _commits / (double)Math.Max(1, _journalWrites);
 
         public double SyscallsPerJournalWrite => _syscalls / (double)Math.Max(1, _journalWrites);
+
+        /// <summary>Process CPU time per commit (all threads): near the cores' capacity, commits are bound by CPU, not by the disk.</summary>
+        public double CpuMicrosPerCommit => _cpu.TotalMicroseconds / Math.Max(1, _commits);
+
+        public double CpuUtilization => _cpu.TotalSeconds / Math.Max(_elapsed.TotalSeconds * Environment.ProcessorCount, 1e-9);
 
         public double RootLatency(double quantile) => Quantile(_rootMicros, quantile);
 
@@ -110,6 +116,7 @@ public static class SharedJournalRun
             var writers = Writers(committing);
             var marks = Marks(writers);
             long syscallsBefore = PalFaultInjection.WriteCalls;
+            var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
             var started = Stopwatch.GetTimestamp();
             var threads = new Thread[latencies.Length];
             for (int t = 0; t < threads.Length; t++)
@@ -126,6 +133,7 @@ public static class SharedJournalRun
             if (!measured)
                 return;
             _elapsed += elapsed;
+            _cpu += Process.GetCurrentProcess().TotalProcessorTime - cpuBefore;
             _commits += (long)commitsPerCaller * threads.Length;
             _journalWrites += JournalWritesSince(writers, marks);
             _syscalls += PalFaultInjection.WriteCalls - syscallsBefore;

@@ -279,4 +279,26 @@ public sealed class JournalGroupTests
         Assert.True(entry.IsValid, entry.ToString());
         Assert.Equal(branch.Journal.Entries.EnvironmentId, entry.Header.EnvironmentId);
     }
+
+    [Fact]
+    public void A_root_journal_a_branch_has_yet_to_link_is_not_released()
+    {
+        using var dir = new TestDirectory("group-pin");
+        using var group = new JournalGroupHarness(dir.Path, branches: 0);
+        for (long tx = 1; tx <= 5; tx++) // four fill journal 1, the fifth opens journal 2
+            JournalGroupHarness.Commit(group.Root, tx);
+        string first = group.Root.Journal.JournalPath(1);
+        var inventory = group.Root.Journal.Inventory;
+
+        inventory.Pin(first);
+        inventory.Pin(first);
+        Assert.Equal((0, 0), group.Root.Journal.Journal.Release(syncedTransactionId: 5));
+        inventory.Unpin(first);
+        Assert.Equal((0, 0), group.Root.Journal.Journal.Release(syncedTransactionId: 5));
+        Assert.True(File.Exists(first));
+        inventory.Unpin(first);
+        var (deleted, recycled) = group.Root.Journal.Journal.Release(syncedTransactionId: 5);
+        Assert.Equal(1, deleted + recycled);
+        Assert.False(File.Exists(first));
+    }
 }

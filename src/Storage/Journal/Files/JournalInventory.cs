@@ -34,6 +34,8 @@ internal sealed class JournalInventory : IDisposable
     // The journal the writer appends to. The writer moves its write position without this lock, so the
     // fill read from it here (to size the next spare) may be an append behind.
     private JournalFile? _inService;
+    // Files a branch of this journal group has an entry in but no name for yet: not released until it links them.
+    private readonly Dictionary<string, int> _pinned = new(StringComparer.Ordinal);
     private bool _warnedDirectFallback;
 
     /// <param name="files">What recovery found in <paramref name="directory"/>.</param>
@@ -178,6 +180,24 @@ internal sealed class JournalInventory : IDisposable
         }
     }
 
+    /// <summary>Keeps <paramref name="path"/> from being released until as many <see cref="Unpin"/> calls.</summary>
+    public void Pin(string path)
+    {
+        lock (_gate)
+            _pinned[path] = _pinned.GetValueOrDefault(path) + 1;
+    }
+
+    public void Unpin(string path)
+    {
+        lock (_gate)
+        {
+            if (_pinned[path] == 1)
+                _pinned.Remove(path);
+            else
+                _pinned[path]--;
+        }
+    }
+
     /// <summary>Closes <paramref name="journal"/> for good (a clean close); it is kept until a sync covers it.</summary>
     public void Retire(JournalFile journal)
     {
@@ -223,7 +243,7 @@ internal sealed class JournalInventory : IDisposable
             for (int i = 0; i < _retained.Count; i++)
             {
                 var journal = _retained[i];
-                if (journal.LastTransactionId > syncedTransactionId)
+                if (journal.LastTransactionId > syncedTransactionId || _pinned.ContainsKey(journal.FilePath))
                     continue;
                 _retained.RemoveAt(i--);
                 bool recycle = spareSlots > 0 && journal.Size <= _sizing.MaxSize && journal.Size >= _sizing.InitialSize

@@ -94,14 +94,13 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
     /// The journal group's write (on the root's journal): the requests' entries back to back with one
     /// vectored O_DIRECT|O_DSYNC write per journal file they fill (one, unless the journal in service fills
     /// up). Each entry is stamped with where its write began and, if it is a branch's, with
-    /// <paramref name="rootId"/> as its writer. Once a write is durable, and still under the append lock (so
-    /// the file stays in service and cannot be released meanwhile), <paramref name="written"/> runs for each
-    /// of its requests: the member records where its entry went (a branch links the file first). A write that
-    /// fails fails its requests and every later one (<see cref="SharedWriteRequest.Error"/>); entries of
-    /// earlier writes stay written.
+    /// <paramref name="rootId"/> as its writer. Once a write is durable each request learns the file and the
+    /// offset its entry ends at (<see cref="Sharing.SharedWriteRequest.WrittenInto"/>, <see cref="Sharing.SharedWriteRequest.End"/>);
+    /// a file that carried a branch's entry is pinned once per such entry (<see cref="Unpin"/>), so it cannot
+    /// be released before the branch has linked it. A write that fails fails its requests and every later one
+    /// (<see cref="Sharing.SharedWriteRequest.Error"/>); entries of earlier writes stay written.
     /// </summary>
-    public void AppendGroup(IReadOnlyList<Sharing.SharedWriteRequest> requests, Guid rootId,
-        Action<Sharing.SharedWriteRequest, JournalFile, long> written)
+    public void AppendGroup(IReadOnlyList<Sharing.SharedWriteRequest> requests, Guid rootId)
     {
         lock (_appendLock)
         {
@@ -130,7 +129,7 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
                     total += request.Length;
                     end++;
                 }
-                if (!WriteGroup(journal, requests, next, end, total, rootId, written))
+                if (!WriteGroup(journal, requests, next, end, total, rootId))
                 {
                     FailFrom(requests, end, requests[next].Error!);
                     return;
@@ -143,8 +142,7 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
     /// <summary>Iovecs per write: what one pwritev takes (IOV_MAX), so a group write is one system call.</summary>
     public const int MaxBuffersPerWrite = 1024;
 
-    private bool WriteGroup(JournalFile journal, IReadOnlyList<Sharing.SharedWriteRequest> requests, int first, int end, long total,
-        Guid rootId, Action<Sharing.SharedWriteRequest, JournalFile, long> written)
+    private bool WriteGroup(JournalFile journal, IReadOnlyList<Sharing.SharedWriteRequest> requests, int first, int end, long total, Guid rootId)
     {
         int count = end - first;
         var buffers = count <= 64 ? stackalloc PalBuffer[count] : new PalBuffer[count];
@@ -182,8 +180,12 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
                 ownFirst = ownFirst < 0 ? request.TransactionId : ownFirst;
                 ownLast = request.TransactionId;
             }
+            else
+            {
+                _inventory.Pin(journal.FilePath);
+            }
             position += request.Length;
-            written(request, journal, position);
+            request.End = position;
         }
         _spares.NoteAppended(journal);
         _ioStats.Record(IoOperationKind.JournalWrite, start, finished, total, journal.FilePath, ownFirst, ownLast, count);
@@ -214,6 +216,9 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
         }
         return true;
     }
+
+    /// <summary>A branch has recorded (linked, or failed to link) its entry in <paramref name="file"/>: the file may be released again.</summary>
+    public void Unpin(JournalFile file) => _inventory.Unpin(file.FilePath);
 
     /// <summary>
     /// On a branch, from its root's group write: records that this environment's entry of transaction

@@ -21,6 +21,8 @@ internal sealed class JournalGroup
     private readonly Lock _gate = new();
     private readonly List<SharedWriteRequest> _pending = [];
     private bool _writing;
+    // Writers still recording branch entries of a write already handed on (Close waits for them).
+    private int _linking;
     private bool _closed;
     private Exception? _failure;
     private int _members;
@@ -114,7 +116,12 @@ internal sealed class JournalGroup
         return true;
     }
 
-    /// <summary>As the group's writer: writes batches until <paramref name="own"/> is written, then hands on.</summary>
+    /// <summary>
+    /// As the group's writer: writes batches until <paramref name="own"/> is written. The root's entries (and
+    /// failed ones) are completed as soon as their write returns and the next write is handed on; then the
+    /// branches' entries are recorded (a branch links a root file it has no name for yet, a directory sync)
+    /// and completed, so no commit of the group waits behind another environment's link.
+    /// </summary>
     private void WriteUntilDone(SharedWriteRequest own)
     {
         var batch = own.Batch;
@@ -125,7 +132,7 @@ internal sealed class JournalGroup
             try
             {
                 WriteStarting?.Invoke(batch.Count);
-                _rootJournal.AppendGroup(batch, _rootId, Written);
+                _rootJournal.AppendGroup(batch, _rootId);
             }
             catch (Exception e)
             {
@@ -133,13 +140,22 @@ internal sealed class JournalGroup
                     request.Error ??= e;
             }
             Exception? fatal = null;
+            bool branchesWritten = false;
             foreach (var request in batch)
             {
                 if (request.Error is JournalWriteFatalException)
                     fatal ??= request.Error;
+                if (request.Error is null && !request.Member.IsRoot)
+                {
+                    branchesWritten = true;
+                    continue;
+                }
+                if (request.Error is null)
+                    request.Position = new JournalPosition(request.WrittenInto!.Sequence, request.End);
                 if (!ReferenceEquals(request, own))
                     request.Complete();
             }
+            bool ownQueued;
             lock (_gate)
             {
                 if (fatal is not null && _failure is null)
@@ -153,17 +169,50 @@ internal sealed class JournalGroup
                     }
                     _pending.Clear();
                 }
-                batch.Clear();
-                // Not done while still queued (the batch before it was full); done once written or failed.
-                if (_pending.Contains(own))
-                    continue;
-                if (_pending.Count == 0)
-                    _writing = false;
-                else
-                    _pending[0].Promote(); // it writes the next batch: this caller's commit is done
+                if (branchesWritten)
+                    _linking++;
+                // Still queued when the batch before it was full: this caller writes the next one too.
+                ownQueued = _pending.Contains(own);
+                if (!ownQueued)
+                {
+                    if (_pending.Count == 0)
+                        _writing = false;
+                    else
+                        _pending[0].Promote(); // it writes the next batch while this caller finishes its own
+                }
             }
-            return;
+            if (branchesWritten)
+                RecordBranchEntries(batch, own);
+            batch.Clear();
+            if (!ownQueued)
+                return;
         }
+    }
+
+    /// <summary>Each branch records where its entry went (linking the file if need be), then its commit is acknowledged.</summary>
+    private void RecordBranchEntries(List<SharedWriteRequest> batch, SharedWriteRequest own)
+    {
+        foreach (var request in batch)
+        {
+            if (request.Error is not null || request.Member.IsRoot)
+                continue;
+            try
+            {
+                request.Position = request.Member.RecordLinked(request.WrittenInto!, request.End, request.TransactionId);
+            }
+            catch (IOException e)
+            {
+                request.LinkError = e;
+            }
+            finally
+            {
+                _rootJournal.Unpin(request.WrittenInto!);
+            }
+            if (!ReferenceEquals(request, own))
+                request.Complete();
+        }
+        lock (_gate)
+            _linking--;
     }
 
     /// <summary>Under the gate: the oldest pending requests, bounded by count and bytes (always at least one).</summary>
@@ -185,22 +234,9 @@ internal sealed class JournalGroup
         _pending.RemoveRange(0, take);
     }
 
-    /// <summary>Under the root's append lock, as each entry's write is durable: the member records it (a branch links the file).</summary>
-    private static void Written(SharedWriteRequest request, JournalFile file, long end)
-    {
-        try
-        {
-            request.Position = request.Member.RecordWritten(file, end, request.TransactionId);
-        }
-        catch (Exception e) when (e is IOException)
-        {
-            request.LinkError = e;
-        }
-    }
-
     /// <summary>
     /// The root is closing: no new submissions (members write their own journals from now on). Returns once
-    /// the write under way, if any, and everything already pending are written.
+    /// the write under way, if any, and everything already pending are written and recorded.
     /// </summary>
     public void Close()
     {
@@ -210,7 +246,7 @@ internal sealed class JournalGroup
             lock (_gate)
             {
                 _closed = true;
-                if (!_writing && _pending.Count == 0)
+                if (!_writing && _pending.Count == 0 && _linking == 0)
                     return;
             }
             waiter.SpinOnce(sleep1Threshold: 1);

@@ -62,9 +62,8 @@ internal sealed unsafe class JournalGroupMember(WriteAheadJournal own, Guid envi
         return request.Position;
     }
 
-    /// <summary>On the group's writer, under the root's append lock, once this member's entry is durable in <paramref name="file"/>.</summary>
-    public JournalPosition RecordWritten(JournalFile file, long end, long transactionId)
-        => IsRoot ? new JournalPosition(file.Sequence, end) : own.RecordLinked(file, end, transactionId);
+    /// <summary>On the group's writer, once this branch's entry is durable in <paramref name="file"/> (pinned there until this returns).</summary>
+    public JournalPosition RecordLinked(JournalFile file, long end, long transactionId) => own.RecordLinked(file, end, transactionId);
 
     /// <summary>The entry goes to this environment's own journal, as a standalone environment's would (its writer fields cleared).</summary>
     private JournalPosition AppendOwn(byte* entry, long length, long transactionId)

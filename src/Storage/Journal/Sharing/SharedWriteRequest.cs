@@ -35,6 +35,9 @@ internal sealed unsafe class SharedWriteRequest : IDisposable
     /// <summary>The root file the entry went into, and the span of the write that carried it (for the member's IO stats).</summary>
     public JournalFile? WrittenInto { get; set; }
 
+    /// <summary>Where the entry ends in <see cref="WrittenInto"/>.</summary>
+    public long End { get; set; }
+
     public long WriteStartTimestamp { get; set; }
 
     public long WriteEndTimestamp { get; set; }
@@ -52,6 +55,7 @@ internal sealed unsafe class SharedWriteRequest : IDisposable
         Error = null;
         LinkError = null;
         WrittenInto = null;
+        End = 0;
         Promoted = false;
         _signal.Reset();
     }

@@ -159,4 +159,84 @@ public sealed class BranchEnvironmentTests
         using var alone = StorageEnvironment.Open(Options(aPath));
         AssertHolds(alone, 20, 2);
     }
+
+    /// <summary>A root and one branch that both committed, crashed: the branch's journals are links into the root's.</summary>
+    private static void CrashAGroup(string rootPath, string branchPath, int keys)
+    {
+        var root = StorageEnvironment.Open(Options(rootPath));
+        var branch = root.OpenBranch(Options(branchPath));
+        for (int k = 0; k < keys; k++)
+        {
+            Put(root, k, 0);
+            Put(branch, k, 1);
+        }
+        Assert.All(JournalFiles(branchPath), j => Assert.Equal(2, PalFileSystem.LinkCount(j)));
+        branch.SimulateProcessCrash();
+        root.SimulateProcessCrash();
+    }
+
+    [Fact]
+    public void A_moved_branch_folder_keeps_its_links_and_recovers()
+    {
+        using var dir = new TestDirectory("branch-moved");
+        string rootPath = dir.File("root"), branchPath = dir.File("a"), moved = dir.File("moved");
+        CrashAGroup(rootPath, branchPath, 15);
+
+        Directory.Move(branchPath, moved);
+
+        Assert.All(JournalFiles(moved), j => Assert.Equal(2, PalFileSystem.LinkCount(j)));
+        using (var alone = StorageEnvironment.Open(Options(moved)))
+            AssertHolds(alone, 15, 1);
+        using (var root = StorageEnvironment.Open(Options(rootPath)))
+            AssertHolds(root, 15, 0);
+    }
+
+    [Fact]
+    public void A_copied_branch_folder_has_plain_journals_and_recovers_then_shares_again()
+    {
+        using var dir = new TestDirectory("branch-copied");
+        string rootPath = dir.File("root"), branchPath = dir.File("a"), copy = dir.File("copy");
+        CrashAGroup(rootPath, branchPath, 15);
+
+        CopyDirectory(branchPath, copy);
+
+        Assert.All(JournalFiles(copy), j => Assert.Equal(1, PalFileSystem.LinkCount(j)));
+        using (var alone = StorageEnvironment.Open(Options(copy)))
+            AssertHolds(alone, 15, 1);
+        // The original still recovers from its links; then the copy joins a group of its own and shares again.
+        using (var original = StorageEnvironment.Open(Options(branchPath)))
+            AssertHolds(original, 15, 1);
+        using var newRoot = StorageEnvironment.Open(Options(dir.File("new-root")));
+        using (var branch = newRoot.OpenBranch(Options(copy)))
+        {
+            Put(branch, 15, 1);
+            Assert.Contains(JournalFiles(copy), j => PalFileSystem.SameFile(j, JournalFiles(dir.File("new-root"))[^1]));
+        }
+    }
+
+    [Fact]
+    public void A_journal_of_another_group_linked_into_an_environment_is_refused_naming_it()
+    {
+        using var dir = new TestDirectory("branch-foreign");
+        string rootPath = dir.File("root"), branchPath = dir.File("a"), other = dir.File("other");
+        CrashAGroup(rootPath, branchPath, 5);
+        using (var env = StorageEnvironment.Open(Options(other)))
+            Put(env, 0, 0);
+        // The root's journal, linked into an unrelated environment under a number it would read next.
+        string stray = Path.Combine(other, "Journals", "0000000000000000099.journal");
+        PalFileSystem.HardLink(JournalFiles(rootPath)[0], stray);
+
+        var error = Assert.Throws<JournalCorruptionException>(() => StorageEnvironment.Open(Options(other)));
+        Assert.Contains(stray, error.Message);
+        Assert.Contains("another environment", error.Message);
+    }
+
+    private static void CopyDirectory(string from, string to)
+    {
+        Directory.CreateDirectory(to);
+        foreach (var file in Directory.GetFiles(from))
+            File.Copy(file, Path.Combine(to, Path.GetFileName(file)));
+        foreach (var sub in Directory.GetDirectories(from))
+            CopyDirectory(sub, Path.Combine(to, Path.GetFileName(sub)));
+    }
 }

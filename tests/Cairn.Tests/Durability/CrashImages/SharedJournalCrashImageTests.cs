@@ -2,6 +2,7 @@ using System.Diagnostics;
 using Cairn.Journal.Files;
 using Cairn.Pal;
 using Cairn.Pal.Testing;
+using Cairn.Tests.Sharing;
 using Cairn.Tests.Support;
 using Microsoft.Extensions.Logging;
 using Xunit.Abstractions;
@@ -30,7 +31,6 @@ public sealed class SharedJournalCrashImageTests(ITestOutputHelper output)
 {
     private const int Root = 0;
     private static readonly string[] Names = ["root", "a", "b"];
-    private static readonly TimeSpan Patience = TimeSpan.FromMinutes(1);
 
     /// <summary>
     /// The recorded run's options: nothing is flushed behind the script's back (it checkpoints where it says
@@ -392,39 +392,10 @@ public sealed class SharedJournalCrashImageTests(ITestOutputHelper output)
         {
             if (_envs[leader] is null)
                 leader = Root;
-            var group = _envs[Root]!.GroupForTesting ?? throw new InvalidOperationException("the root has no group");
-            using var holding = new ManualResetEventSlim();
-            using var release = new ManualResetEventSlim();
-            int hold = 1;
-            group.WriteStarting = entries =>
-            {
+            var others = Enumerable.Range(0, Names.Length).Where(k => k != leader && _envs[k] is not null).Select(k => (Action)(() => Commit(k))).ToArray();
+            foreach (int entries in HeldGroupWrite.Together(_envs[Root]!, () => Commit(leader), others))
                 if (entries > 1)
                     run.Note($"shared writes of {entries} entries");
-                if (Interlocked.Exchange(ref hold, 0) == 1)
-                {
-                    holding.Set();
-                    release.Wait();
-                }
-            };
-            try
-            {
-                var first = Task.Run(() => Commit(leader));
-                Assert.True(holding.Wait(Patience), "the leader's write never started");
-                var others = Enumerable.Range(0, Names.Length).Where(k => k != leader && _envs[k] is not null).Select(k => Task.Run(() => Commit(k))).ToArray();
-                var waiting = Stopwatch.StartNew();
-                while (group.PendingCount < others.Length)
-                {
-                    Assert.True(waiting.Elapsed < Patience, "the other commits never reached the group");
-                    Thread.Sleep(1);
-                }
-                release.Set();
-                Assert.True(Task.WaitAll([first, .. others], Patience), "the commits did not complete");
-            }
-            finally
-            {
-                group.WriteStarting = null;
-                release.Set();
-            }
         }
     }
 }

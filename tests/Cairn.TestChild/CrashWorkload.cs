@@ -111,6 +111,17 @@ public sealed class CrashWorkload(long seed, bool largeValues = false)
             op.ApplyTo(tx);
     }
 
+    /// <summary>
+    /// Applies the transaction after the last one <paramref name="tx"/> holds and returns its number: what a
+    /// caller does that shares the environment with others, each numbering its transaction inside it.
+    /// </summary>
+    public long ApplyNext(WriteTransaction tx)
+    {
+        long next = ReadLast(tx) + 1;
+        Apply(tx, next);
+        return next;
+    }
+
     /// <summary>The last workload transaction the snapshot holds: meta/last, or 0 for a database the workload never touched.</summary>
     public static long ReadLast(ReadTransaction tx)
     {

@@ -78,12 +78,7 @@ internal static class CrashWriterCommand
         {
             while (!stop.IsRequested)
             {
-                long i = await env.WriteAsync(workload, static (tx, w) =>
-                {
-                    long next = CrashWorkload.ReadLast(tx) + 1;
-                    w.Apply(tx, next);
-                    return next;
-                });
+                long i = await env.WriteAsync(workload, static (tx, w) => w.ApplyNext(tx));
                 Say($"ack {i}");
                 if (i >= end)
                     return;

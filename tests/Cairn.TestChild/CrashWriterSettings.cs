@@ -58,6 +58,11 @@ public sealed record CrashWriterSettings
             MaxScratchBytes = MaxScratchBytes ?? defaults.MaxScratchBytes,
             InitialJournalSize = InitialJournalSize ?? defaults.InitialJournalSize,
             MaxJournalSize = MaxJournalSize ?? defaults.MaxJournalSize,
+            // Waits end when what they wait for happens, however loaded the machine: the lock of a process
+            // just killed (the kernel may hold it while it tears down the process' io_uring), and another
+            // caller's write transaction (several callers share an environment).
+            LockWaitTimeout = TimeSpan.FromMinutes(1),
+            WriteTransactionTimeout = Timeout.InfiniteTimeSpan,
         };
     }
 

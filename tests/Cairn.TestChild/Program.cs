@@ -5,10 +5,13 @@ using Cairn.TestChild;
 //   hold-open DIR   open the environment, print "opened", wait until standard input closes, dispose.
 //   try-open DIR    try to open it; print "opened" or "locked: <message>"; exit 0 either way.
 //   crash-writer DIR SEED [options]   see CrashWriterCommand.
+//   shared-crash-writer DIR SEED [options]   see SharedCrashWriterCommand.
 //   merger-allocations DIR   see MergerAllocationCommand.
 //   allocation-probe ASSEMBLY TYPE METHOD [ARGUMENT]   see AllocationProbeCommand.
 if (args.Length >= 1 && args[0] == "crash-writer")
     return CrashWriterCommand.Run(args[1..]);
+if (args.Length >= 1 && args[0] == "shared-crash-writer")
+    return SharedCrashWriterCommand.Run(args[1..]);
 if (args.Length == 2 && args[0] == "merger-allocations")
     return MergerAllocationCommand.Run(args[1]);
 if (args.Length >= 1 && args[0] == "allocation-probe")
@@ -18,6 +21,7 @@ if (args.Length != 2)
 {
     Console.Error.WriteLine("usage: Cairn.TestChild hold-open|try-open DIRECTORY");
     Console.Error.WriteLine($"       Cairn.TestChild {CrashWriterCommand.Usage}");
+    Console.Error.WriteLine($"       Cairn.TestChild {SharedCrashWriterCommand.Usage}");
     return 2;
 }
 

@@ -73,6 +73,16 @@ public sealed partial class StorageEnvironment
         }
     }
 
+    /// <summary>Test hook: the group this root's branches write through (null before its first branch), to hold its writes.</summary>
+    internal JournalGroup? GroupForTesting
+    {
+        get
+        {
+            lock (_groupGate)
+                return _group;
+        }
+    }
+
     private JournalGroup CreateGroup()
     {
         var group = new JournalGroup(_journal, EnvironmentId, _options.JournalGroupMaxEntriesPerWrite, _options.JournalGroupMaxBytesPerWrite);

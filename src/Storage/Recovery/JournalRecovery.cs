@@ -242,24 +242,28 @@ internal sealed unsafe class JournalRecovery : IDisposable
     }
 
     /// <summary>
-    /// Whether the first valid entry of this environment in the journal after <paramref name="index"/>
-    /// (past valid entries of others, before any invalid or empty block) is of the expected transaction.
+    /// Whether the first valid entry of this environment in the journals after <paramref name="index"/> (each
+    /// read from its start, past valid entries of others, up to its first invalid or empty block) is of the
+    /// expected transaction. A journal without one passes the question on to the next: a root's file can be
+    /// filled by its branches' entries alone, and the root's log goes on in a later file.
     /// </summary>
     private bool NextJournalContinues(List<(long Sequence, string Path)> journals, int index)
     {
-        if (index + 1 >= journals.Count)
-            return false;
-        using var file = PalFile.Open(journals[index + 1].Path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
-        _scanWindow.Reset(file);
-        for (long offset = 0; ; )
+        for (int next = index + 1; next < journals.Count; next++)
         {
-            var entry = _scanWindow.Validate(offset, out _);
-            if (!entry.IsValid)
-                return false;
-            if (entry.Header.EnvironmentId == _header.EnvironmentId)
-                return entry.Header.TransactionId == _expected;
-            offset += entry.EntrySize;
+            using var file = PalFile.Open(journals[next].Path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
+            _scanWindow.Reset(file);
+            for (long offset = 0; ; )
+            {
+                var entry = _scanWindow.Validate(offset, out _);
+                if (!entry.IsValid)
+                    break;
+                if (entry.Header.EnvironmentId == _header.EnvironmentId)
+                    return entry.Header.TransactionId == _expected;
+                offset += entry.EntrySize;
+            }
         }
+        return false;
     }
 
     /// <summary>

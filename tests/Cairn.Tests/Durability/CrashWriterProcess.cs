@@ -10,17 +10,9 @@ namespace Cairn.Tests.Durability;
 /// sees it: its output lines parsed as they arrive, checked against the protocol, and the highest
 /// transaction it acknowledged.
 /// </summary>
-public sealed class CrashWriterProcess : IDisposable
+public sealed class CrashWriterProcess : ChildWriterProcess
 {
-    /// <summary>What .NET reports for a process ended by SIGKILL (128 + 9).</summary>
-    public const int KilledExitCode = 137;
-
-    private readonly Process _process;
-    private readonly Task _output;
-    private readonly Task<string> _error;
-    private readonly TaskCompletionSource _opening = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly TaskCompletionSource<long> _started = new(TaskCreationOptions.RunContinuationsAsynchronously);
-    private readonly object _gate = new();
     private readonly List<string> _protocolErrors = [];
     private readonly List<(long Count, TaskCompletionSource Reached)> _ackWaiters = [];
     private long? _start;
@@ -32,29 +24,22 @@ public sealed class CrashWriterProcess : IDisposable
     private readonly HashSet<long>? _unorderedAcks;
 
     private CrashWriterProcess(Process process, bool unordered)
+        : base(process)
     {
-        _process = process;
         _unorderedAcks = unordered ? [] : null;
-        _error = process.StandardError.ReadToEndAsync();
-        _output = Task.Run(ReadOutputAsync);
     }
 
     public static CrashWriterProcess Start(string directory, long seed, CrashWriterSettings settings)
         => new(ChildProcess.Start(["crash-writer", directory, seed.ToString(CultureInfo.InvariantCulture), .. settings.ToArguments()]),
             unordered: settings.Callers is not null);
 
-    /// <summary>Completes when the child is about to open the environment.</summary>
-    public Task Opening => _opening.Task;
-
     /// <summary>The last transaction the child found on opening; faults if it ends without saying.</summary>
     public Task<long> Started => _started.Task;
-
-    public bool HasExited => _process.HasExited;
 
     /// <summary>Completes once the child has acknowledged <paramref name="count"/> transactions in this run.</summary>
     public Task WaitForAcknowledgedAsync(long count)
     {
-        lock (_gate)
+        lock (Gate)
         {
             if (_acknowledged >= count)
                 return Task.CompletedTask;
@@ -64,77 +49,29 @@ public sealed class CrashWriterProcess : IDisposable
         }
     }
 
-    /// <summary>SIGKILL: no chance to flush, sync or close anything.</summary>
-    public void Kill() => _process.Kill();
-
-    /// <summary>Asks for a clean stop: the child finishes its transaction, disposes the environment and exits 0.</summary>
-    public void RequestStop()
-    {
-        _process.StandardInput.WriteLine("stop");
-        _process.StandardInput.Flush();
-    }
-
     /// <summary>Waits for the process to end and for all of its output, and returns what it said.</summary>
     public async Task<CrashWriterOutcome> WaitForExitAsync(TimeSpan timeout)
     {
-        using (var cancel = new CancellationTokenSource(timeout))
-        {
-            try
-            {
-                await _process.WaitForExitAsync(cancel.Token);
-                await _output.WaitAsync(cancel.Token);
-            }
-            catch (OperationCanceledException)
-            {
-                throw new TimeoutException($"the crash writer did not end within {timeout}");
-            }
-        }
-        string error = await _error;
-        lock (_gate)
-            return new CrashWriterOutcome(_process.ExitCode, _start, _highestReported, _acknowledged, _stopped, [.. _protocolErrors], error);
+        var (exitCode, error) = await WaitForEndAsync(timeout);
+        lock (Gate)
+            return new CrashWriterOutcome(exitCode, _start, _highestReported, _acknowledged, _stopped, [.. _protocolErrors], error);
     }
 
-    public void Dispose()
+    protected override async Task<string> DescribeEndAsync(TimeSpan timeout) => (await WaitForExitAsync(timeout)).ToString();
+
+    protected override void OnOutputEnded()
     {
-        if (!_process.HasExited)
-        {
-            _process.Kill();
-            _process.WaitForExit();
-        }
-        _process.Dispose();
+        FailUnlessDone(_started, "the crash writer ended before it started writing");
+        foreach (var (_, reached) in _ackWaiters)
+            reached.TrySetException(new InvalidOperationException($"the crash writer ended after {_acknowledged} acknowledgements"));
     }
 
-    private async Task ReadOutputAsync()
-    {
-        string? line;
-        while ((line = await _process.StandardOutput.ReadLineAsync()) is not null)
-        {
-            lock (_gate)
-                Handle(line);
-        }
-        // The pipe closes when the process dies: whatever it printed has been read. A kill aimed at the
-        // opening leaves these faulted with nobody waiting, which is expected: reading Exception marks
-        // them observed, so they do not surface later as unobserved task exceptions.
-        if (_opening.TrySetException(new InvalidOperationException("the crash writer ended before opening the environment")))
-            _ = _opening.Task.Exception;
-        if (_started.TrySetException(new InvalidOperationException("the crash writer ended before it started writing")))
-            _ = _started.Task.Exception;
-        lock (_gate)
-        {
-            foreach (var (_, reached) in _ackWaiters)
-                reached.TrySetException(new InvalidOperationException($"the crash writer ended after {_acknowledged} acknowledgements"));
-        }
-    }
-
-    private void Handle(string line)
+    protected override void Handle(string line)
     {
         var parts = line.Split(' ');
         long number = parts.Length == 2 && long.TryParse(parts[1], CultureInfo.InvariantCulture, out var n) ? n : -1;
         switch (parts[0])
         {
-            case "opening" when parts.Length == 1:
-                _opening.TrySetResult();
-                break;
             case "start" when number >= 0 && _start is null:
                 _start = number;
                 _highestReported = number;

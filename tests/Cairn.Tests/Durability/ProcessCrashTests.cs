@@ -145,20 +145,11 @@ public class ProcessCrashTests(ITestOutputHelper output)
     private static async Task<TransactionBounds> KillAndCheckAsync(string directory, long seed, CrashWriterSettings settings, KillPlan plan,
         CrashWorkloadModel model, TransactionBounds bounds, CrashRunStatistics stats)
     {
-        var startup = Stopwatch.StartNew();
         CrashWriterOutcome outcome;
         using (var child = CrashWriterProcess.Start(directory, seed, settings))
         {
-            if (plan.DuringOpening)
-                await AwaitOrExplainAsync(child, child.Opening);
-            else
-            {
-                await StartedAsync(child);
-                stats.RecordStartup(startup.Elapsed);
-            }
-            if (plan.Delay > TimeSpan.Zero)
-                await Task.Delay(plan.Delay);
-            child.Kill();
+            if (await child.KillAsPlannedAsync(plan, child.Started, StartTimeout) is { } startup)
+                stats.RecordStartup(startup);
             outcome = await child.WaitForExitAsync(ExitTimeout);
         }
         stats.RecordCycle(outcome);
@@ -168,19 +159,13 @@ public class ProcessCrashTests(ITestOutputHelper output)
         if (outcome.Start is { } start)
         {
             // The writer saw the database after recovering it itself: the same bounds hold there.
-            if (start < bounds.HighestAcknowledged)
+            if (bounds.ProblemWithStart(start) is { } problem)
             {
-                stats.Lost += bounds.HighestAcknowledged - start;
-                throw new XunitException($"acknowledged transactions lost: transactions up to {bounds.HighestAcknowledged} were acknowledged, " +
-                    $"but the next writer reopened the database at {start}");
+                stats.Lost += Math.Max(0, bounds.HighestAcknowledged - start);
+                throw new XunitException(problem);
             }
-            if (start > bounds.HighestPossible)
-                throw new XunitException($"the writer reopened the database at {start}, but no transaction past {bounds.HighestPossible} was ever started");
-            // Whatever it acknowledged is now owed (through the merger, an acknowledged transaction means every
-            // earlier one is durable too). Past it, only what was in flight may be there: one transaction for a
-            // single writer, and through the merger at most one outstanding operation per caller.
-            bounds = new TransactionBounds(Math.Max(bounds.HighestAcknowledged, outcome.HighestReported),
-                outcome.HighestReported + (settings.Callers ?? 1));
+            // One transaction in flight for a single writer, one per caller through the merger.
+            bounds = bounds.AfterWriter(outcome.HighestReported, settings.Callers ?? 1);
         }
 
         if (!plan.CheckAfterwards)
@@ -257,32 +242,14 @@ public class ProcessCrashTests(ITestOutputHelper output)
 
     private static async Task<long> StartedAsync(CrashWriterProcess child)
     {
-        await AwaitOrExplainAsync(child, child.Started);
+        await child.AwaitOrExplainAsync(child.Started, StartTimeout);
         return await child.Started;
     }
 
-    /// <summary>Waits for a line from the child; if it dies or hangs first, fails with everything it said, standard error included.</summary>
-    private static async Task AwaitOrExplainAsync(CrashWriterProcess child, Task line)
-    {
-        try
-        {
-            await line.WaitAsync(StartTimeout);
-        }
-        catch (Exception e) when (e is TimeoutException or InvalidOperationException)
-        {
-            if (!child.HasExited)
-                child.Kill();
-            var outcome = await child.WaitForExitAsync(ExitTimeout);
-            throw new XunitException($"{e.Message}: {outcome}");
-        }
-    }
-
-    private static long Setting(string name, long fallback)
+    /// <summary>An environment variable's number (a crash campaign's size or seed), or <paramref name="fallback"/> when it is not set.</summary>
+    internal static long Setting(string name, long fallback)
     {
         var text = System.Environment.GetEnvironmentVariable(name);
         return string.IsNullOrWhiteSpace(text) ? fallback : long.Parse(text, CultureInfo.InvariantCulture);
     }
-
-    /// <summary>Every transaction up to <paramref name="HighestAcknowledged"/> must be present, none past <paramref name="HighestPossible"/> may be.</summary>
-    private readonly record struct TransactionBounds(long HighestAcknowledged, long HighestPossible);
 }

@@ -96,6 +96,36 @@ public sealed class SharedJournalRecoveryTests
         Assert.Equal([(1L, 2L, false), (2L, 3L, true)], result.Journals.Retained.Select(j => (j.Sequence, j.LastTransactionId, j.Shared)));
     }
 
+    /// <summary>
+    /// Found by <c>SharedJournalCrashTests</c> (seed 539254935, cycle 130): a root's recycled journal ends in its
+    /// last life's bytes where the root switched files, its next journal was filled by branches alone, and the
+    /// root's next transaction is in the journal after that. The log goes on there: no torn tail, no damage.
+    /// Recovery used to look only at the very next journal, call the end a torn tail, find transaction 3 two
+    /// journals on and throw "the journal is damaged in the middle", so the root could not be opened.
+    /// </summary>
+    [Fact]
+    public void Journals_holding_only_other_environments_entries_do_not_break_the_log()
+    {
+        using var scene = new RecoveryScene("shared-next-others-only");
+        using var branch = new JournalEntryFactory(Guid.NewGuid());
+        var root = scene.Header.EnvironmentId;
+        var log = new CapturingLoggerFactory();
+        var stale = Enumerable.Repeat((byte)0xAB, JournalEntryHeader.Alignment).ToArray(); // what a recycled file's last life left
+        scene.WriteJournal(1, [.. scene.OnePageEntries(1, 2), stale]);
+        long length = new FileInfo(scene.JournalPath(1)).Length;
+        scene.WriteJournal(2, [JournalEntryFactory.Stamp(branch.Build(7, (207, 7)), root, 0), JournalEntryFactory.Stamp(branch.Build(8, (208, 8)), root, 0), stale]);
+        long[] offsets = scene.WriteJournal(3, [JournalEntryFactory.Stamp(branch.Build(9, (209, 9)), root, 0), .. scene.OnePageEntries(3)]);
+
+        var result = scene.Recover(logger: log.CreateLogger("recovery"));
+
+        Assert.Equal(3, result.LastTransactionId);
+        Assert.Equal([101L, 102, 103], result.Pages.Select(p => p.PageNumber));
+        Assert.Equal(new JournalPosition(3, offsets[1] + EntrySize), result.Position);
+        Assert.Empty(log.WithEventId(TornTailEvent));
+        Assert.Equal(length, new FileInfo(scene.JournalPath(1)).Length);
+        Assert.Equal([(1L, 2L), (2L, -1L), (3L, 3L)], result.Journals.Retained.Select(j => (j.Sequence, j.LastTransactionId)));
+    }
+
     [Theory]
     [InlineData(2)] // its write began with the root's transaction 3
     [InlineData(1)] // its write began with the torn entry

@@ -1,4 +1,6 @@
+using Cairn.Journal;
 using Cairn.Pal;
+using Cairn.Tests.Journal;
 using Cairn.Tests.Support;
 
 namespace Cairn.Tests.Sharing;
@@ -239,4 +241,101 @@ public sealed class BranchEnvironmentTests
         foreach (var sub in Directory.GetDirectories(from))
             CopyDirectory(sub, Path.Combine(to, Path.GetFileName(sub)));
     }
+
+    /// <summary>
+    /// A file whose torn tail recovery left in place, because other environments named it, keeps the entries
+    /// after the tear: one of them the root's transaction 3, written whole in the torn (never acknowledged)
+    /// write. Once the other names are gone and a sync covers the file, the root must delete it, not recycle
+    /// it: recycled, it went back into service with that entry still in it, a branch's entries overwrote the
+    /// file up to it, and the root's next recovery walked into it and replayed transaction 3, which its first
+    /// recovery had discarded and its checkpoint had synced the database without.
+    /// </summary>
+    [Fact]
+    public void A_journal_recovered_with_a_torn_shared_tail_is_never_recycled()
+    {
+        using var dir = new TestDirectory("branch-torn-recycle");
+        string rootPath = dir.File("root"), aPath = dir.File("a"), bPath = dir.File("b");
+        // Small journals, recycled when released; the root prepares no spares, so its recycling slots are free.
+        static StorageOptions Recycling(string path, CapturingLoggerFactory? log = null) => new(path)
+        {
+            FlushThresholdBytes = 1L << 30,
+            MaxFlushDelay = TimeSpan.FromHours(1),
+            SyncInterval = TimeSpan.FromHours(1),
+            InitialJournalSize = 64 << 10,
+            MaxJournalSize = 1L << 30,
+            PrepareSpareJournals = false,
+            LoggerFactory = log,
+        };
+        var root = StorageEnvironment.Open(Recycling(rootPath));
+        var a = root.OpenBranch(Recycling(aPath));
+        var b = root.OpenBranch(Recycling(bPath));
+        Guid rootId = root.EnvironmentId, aId = a.EnvironmentId;
+        Put(root, 0, 1);
+        Put(a, 0, 1);
+        Put(b, 0, 1);
+        Put(root, 1, 1);
+        // b's write is held while a's commit and then the root's third queue: they go in one write, a's entry first.
+        HeldGroupWrite.Together(root, () => Put(b, 1, 1), () => Put(a, 1, 1), () => Put(root, 2, 1));
+        b.SimulateProcessCrash();
+        a.SimulateProcessCrash();
+        root.SimulateProcessCrash();
+
+        // A power loss tore that write: a's entry did not reach the disk, the root's transaction 3 after it did.
+        string file = Assert.Single(JournalFiles(rootPath));
+        var entries = Entries(file);
+        var (third, header) = Assert.Single(entries, e => e.Header.EnvironmentId == rootId && e.Header.OffsetInWrite > 0);
+        Assert.Equal(3, header.TransactionId);
+        long torn = third - header.OffsetInWrite;
+        Assert.Contains(entries, e => e.Offset == torn && e.Header.EnvironmentId == aId);
+        using (var stream = new FileStream(file, FileMode.Open, FileAccess.Write))
+        {
+            stream.Position = torn;
+            stream.Write(Enumerable.Repeat((byte)0xAB, 512).ToArray());
+        }
+
+        // The root recovers alone: transactions 1 and 2; the torn tail stays, the branches name the file.
+        var log = new CapturingLoggerFactory();
+        root = StorageEnvironment.Open(Recycling(rootPath, log));
+        Assert.Single(log.WithEventId(1105));
+        Assert.Equal(2, root.LastCommittedTransactionId);
+        // Each branch recovers alone and closes cleanly: its name of the file goes. The root's sync then covers the file.
+        foreach (var path in new[] { aPath, bPath })
+        {
+            using var alone = StorageEnvironment.Open(Recycling(path));
+            alone.Checkpoint();
+        }
+        Assert.Equal(1, PalFileSystem.LinkCount(file));
+        root.Checkpoint();
+        Assert.False(File.Exists(file));
+
+        // A branch again: its entries go into the root's next file, until they reach where transaction 3 was in the old one.
+        a = root.OpenBranch(Recycling(aPath));
+        for (int k = 10; JournalFiles(rootPath) is not [.., var newest] || ChainEnd(newest) < third; k++)
+        {
+            Assert.True(k < 100, "the branch's entries never reached the old offset of transaction 3");
+            Put(a, k, 2);
+        }
+        a.SimulateProcessCrash();
+        root.SimulateProcessCrash();
+
+        using var again = StorageEnvironment.Open(Recycling(rootPath));
+        Assert.Equal(2, again.LastCommittedTransactionId);
+        AssertHolds(again, 2, 1);
+    }
+
+    /// <summary>The valid entries of a journal file, front to back, up to the first invalid position.</summary>
+    private static List<(long Offset, JournalEntryHeader Header)> Entries(string path)
+    {
+        var entries = new List<(long, JournalEntryHeader)>();
+        for (long offset = 0; ; )
+        {
+            var found = JournalHarness.EntryAt(path, offset);
+            if (!found.IsValid)
+                return entries;
+            entries.Add((offset, found.Header));
+            offset += found.EntrySize;
+        }
+    }
+
+    private static long ChainEnd(string path) => Entries(path) is { Count: > 0 } entries ? entries[^1].Offset + JournalHarness.EntryAt(path, entries[^1].Offset).EntrySize : 0;
 }

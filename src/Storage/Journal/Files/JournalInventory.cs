@@ -246,8 +246,10 @@ internal sealed class JournalInventory : IDisposable
                 if (journal.LastTransactionId > syncedTransactionId || _pinned.ContainsKey(journal.FilePath))
                     continue;
                 _retained.RemoveAt(i--);
+                // Shared when recovery found it so (it may keep a torn tail's unacknowledged entries, which a
+                // recovery of the file's next life could read) or when another name links it now.
                 bool recycle = spareSlots > 0 && journal.Size <= _sizing.MaxSize && journal.Size >= _sizing.InitialSize
-                    && !IsShared(journal.FilePath);
+                    && !journal.Shared && !IsShared(journal.FilePath);
                 if (recycle)
                     spareSlots--;
                 releasing.Add((journal, recycle ? Path.Combine(_directory, JournalFileName.Recyclable(_nextRecyclableNumber++)) : null));

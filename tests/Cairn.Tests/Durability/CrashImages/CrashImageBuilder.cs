@@ -49,6 +49,9 @@ public sealed class CrashImageBuilder
         }
     }
 
+    /// <summary>Whether operation <paramref name="index"/> is a write of data that was durable when it returned (a journal write).</summary>
+    public bool IsDurableWrite(int index) => _operations[index] is { Kind: PalTracedKind.Write, Durable: true, Data: not null };
+
     public int UnsyncedAt(int crashAfter)
     {
         int count = 0;
@@ -68,10 +71,15 @@ public sealed class CrashImageBuilder
             names[path] = contents.Count;
             contents.Add(new FileImage(bytes));
         }
+        if (mode == CrashMode.TornInFlightWrite && !IsDurableWrite(crashAfter))
+            throw new ArgumentException($"operation {_operations[crashAfter]} is not a durable write", nameof(mode));
+        // A crash during the cut's own write: it never returned, so it is not durable, and it may be torn.
+        bool inFlight = mode == CrashMode.TornInFlightWrite;
+        int tearUnit = inFlight && random.Next(2) == 0 ? 4096 : SectorSize;
         for (int i = 0; i <= crashAfter; i++)
         {
             var op = _operations[i];
-            bool durable = _durableAt[i] <= crashAfter;
+            bool durable = _durableAt[i] <= crashAfter && !(inFlight && i == crashAfter);
             if (!durable && mode == CrashMode.DropUnsynced)
                 continue;
             // An unsynced operation survives a crash or not; a torn write decides sector by sector instead.
@@ -85,9 +93,10 @@ public sealed class CrashImageBuilder
                         contents[_inodes[i]].Write(op.Offset, op.Data, 0, op.Size);
                     break;
                 case PalTracedKind.Write:
-                    for (long at = 0; at < op.Size; at += SectorSize)
+                    int unit = i == crashAfter ? tearUnit : SectorSize;
+                    for (long at = 0; at < op.Size; at += unit)
                         if (random.Next(2) == 0)
-                            contents[_inodes[i]].Write(op.Offset + at, op.Data, at, Math.Min(SectorSize, op.Size - at));
+                            contents[_inodes[i]].Write(op.Offset + at, op.Data, at, Math.Min(unit, op.Size - at));
                     break;
                 case PalTracedKind.Extend when survives:
                     contents[_inodes[i]].Resize(Math.Max(op.Size, contents[_inodes[i]].Length));

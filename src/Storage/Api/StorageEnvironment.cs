@@ -78,7 +78,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
         _pipeline = new CommitPipeline(_states, _journalMember, _freeSpace, _failure, EnvironmentId, logger, OnPublished);
         _flusher.Start(unflushedWork: opened.TransactionsReplayed > 0);
-        _journal.RequestSpare();
+        RequestSpareJournal();
     }
 
     public string DirectoryPath => _options.DirectoryPath;
@@ -167,8 +167,15 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>After every published commit: the journal prepares its next file, the flusher learns there is work.</summary>
     private void OnPublished()
     {
-        _journal.RequestSpare();
+        RequestSpareJournal();
         _flusher.OnPublished();
+    }
+
+    /// <summary>A spare of its own journal, unless the environment writes into its root's journal (then it only needs one if it falls back).</summary>
+    private void RequestSpareJournal()
+    {
+        if (!SharesRootJournal)
+            _journal.RequestSpare();
     }
 
     internal void EndRead(ReadContext context)

@@ -124,6 +124,28 @@ public sealed class BranchEnvironmentTests
     }
 
     [Fact]
+    public void A_sharing_branch_prepares_no_spare_journal_of_its_own_until_it_falls_back()
+    {
+        using var dir = new TestDirectory("branch-spares");
+        string rootPath = dir.File("root"), aPath = dir.File("a");
+        var root = StorageEnvironment.Open(new StorageOptions(rootPath));
+        using var a = root.OpenBranch(new StorageOptions(aPath));
+        for (int k = 0; k < 20; k++)
+            Put(a, k, 1);
+        Assert.Empty(Directory.GetFiles(Path.Combine(aPath, "Journals"), "recyclable.*"));
+
+        root.Dispose(); // the branch falls back to its own journal, and wants a spare once that is half full
+        bool spare = false;
+        for (int k = 0; k < 2000 && !spare; k++)
+        {
+            Put(a, k % 20, 2);
+            spare = Directory.GetFiles(Path.Combine(aPath, "Journals"), "recyclable.*").Length > 0;
+        }
+        Assert.False(a.SharesRootJournal);
+        Assert.True(spare, "no spare journal was prepared after the branch fell back to its own journal");
+    }
+
+    [Fact]
     public void A_branch_cannot_have_branches_nor_share_its_root_directory()
     {
         using var dir = new TestDirectory("branch-rules");

@@ -22,6 +22,11 @@ namespace Cairn.Diagnostics;
 /// <param name="LastTransactionId">The highest transaction the operation covers.</param>
 /// <param name="TransactionCount">For a journal write, how many transactions the write carries.</param>
 /// <param name="Failed">The operation threw; its duration is still the time until it did.</param>
+/// <param name="EnvironmentCount">
+/// For a journal write, how many environments' entries it carried: 1 for an environment's own write; more for
+/// a journal group's shared write, which its root records once (<see cref="TransactionCount"/> then counts every
+/// environment's transactions, and the transaction ids are the root's own); each branch records its share.
+/// </param>
 public readonly record struct IoOperation(
     long Sequence,
     IoOperationKind Kind,
@@ -32,4 +37,5 @@ public readonly record struct IoOperation(
     long FirstTransactionId,
     long LastTransactionId,
     int TransactionCount,
-    bool Failed);
+    bool Failed,
+    int EnvironmentCount = 1);

@@ -95,8 +95,9 @@ public sealed class IoStats
     /// <param name="lastTransactionId">The highest transaction the operation covers.</param>
     /// <param name="transactionCount">How many transactions a journal write carries.</param>
     /// <param name="failed">The operation threw.</param>
+    /// <param name="environmentCount">How many environments' entries a journal write carries (a journal group's shared write: more than 1).</param>
     public void Record(IoOperationKind kind, long startTimestamp, long endTimestamp, long bytes, string filePath,
-                       long firstTransactionId, long lastTransactionId, int transactionCount, bool failed = false)
+                       long firstTransactionId, long lastTransactionId, int transactionCount, bool failed = false, int environmentCount = 1)
     {
         if (!IoOperationKindNames.IsDefined(kind))
             ThrowUndefinedKind(kind);
@@ -104,12 +105,14 @@ public sealed class IoStats
         ArgumentOutOfRangeException.ThrowIfLessThan(endTimestamp, startTimestamp);
         ArgumentOutOfRangeException.ThrowIfNegative(bytes);
         ArgumentOutOfRangeException.ThrowIfNegative(transactionCount);
+        ArgumentOutOfRangeException.ThrowIfLessThan(environmentCount, 1);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(environmentCount, ushort.MaxValue);
 
         long sequence = TakeSequence();
         if (!TryClaim(sequence))
             return;
         Complete(sequence, kind, startTimestamp, endTimestamp - startTimestamp, bytes, filePath,
-                 firstTransactionId, lastTransactionId, transactionCount, failed);
+                 firstTransactionId, lastTransactionId, transactionCount, failed, environmentCount);
     }
 
     /// <summary>
@@ -199,7 +202,7 @@ public sealed class IoStats
     /// <summary>Step 3: fills the claimed slot and publishes it.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void Complete(long sequence, IoOperationKind kind, long startTimestamp, long elapsedTimestamp, long bytes, string filePath,
-                           long firstTransactionId, long lastTransactionId, int transactionCount, bool failed)
+                           long firstTransactionId, long lastTransactionId, int transactionCount, bool failed, int environmentCount = 1)
     {
         ref Slot slot = ref SlotFor(sequence);
         slot.StartTimestamp = startTimestamp;
@@ -211,6 +214,7 @@ public sealed class IoStats
         slot.TransactionCount = transactionCount;
         slot.Kind = kind;
         slot.Failed = failed;
+        slot.EnvironmentCount = (ushort)environmentCount;
         // Release: a reader that sees the complete version sees every field above.
         Volatile.Write(ref slot.Version, CompleteVersion(sequence));
     }
@@ -237,6 +241,7 @@ public sealed class IoStats
         int transactionCount = slot.TransactionCount;
         IoOperationKind kind = slot.Kind;
         bool failed = slot.Failed;
+        int environmentCount = slot.EnvironmentCount;
         // A full fence, not just an acquiring read: the field reads above must not move below the
         // re-check, which an acquire alone would allow.
         Interlocked.MemoryBarrier();
@@ -244,7 +249,7 @@ public sealed class IoStats
         if (Volatile.Read(ref slot.Version) != version)
             return false;
         operation = new IoOperation(sequence, kind, _clock.ToUtc(start), IoClock.ToDuration(elapsed), bytes, filePath!,
-                                    firstTransactionId, lastTransactionId, transactionCount, failed);
+                                    firstTransactionId, lastTransactionId, transactionCount, failed, Math.Max(1, environmentCount));
         return true;
     }
 
@@ -277,5 +282,7 @@ public sealed class IoStats
         public int TransactionCount;
         public IoOperationKind Kind;
         public bool Failed;
+        // Fits the padding: the slot stays 64 bytes.
+        public ushort EnvironmentCount;
     }
 }

@@ -60,6 +60,7 @@ internal static class IoStatsJson
         writer.WriteNumber("lastTx", operation.LastTransactionId);
         writer.WriteNumber("txCount", operation.TransactionCount);
         writer.WriteBoolean("failed", operation.Failed);
+        writer.WriteNumber("environments", operation.EnvironmentCount);
         writer.WriteEndObject();
     }
 

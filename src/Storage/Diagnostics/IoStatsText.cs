@@ -66,9 +66,14 @@ internal static class IoStatsText
 
     private static string Transactions(in IoOperation operation)
     {
-        var range = operation.FirstTransactionId == operation.LastTransactionId
+        // A journal group's shared write that carried none of the recording root's own transactions.
+        var range = operation.FirstTransactionId < 0 && operation.Kind == IoOperationKind.JournalWrite
+            ? "-"
+            : operation.FirstTransactionId == operation.LastTransactionId
             ? operation.FirstTransactionId.ToString(Invariant)
             : string.Create(Invariant, $"{operation.FirstTransactionId}..{operation.LastTransactionId}");
+        if (operation.EnvironmentCount > 1)
+            return string.Create(Invariant, $"{range} ({operation.TransactionCount} tx, {operation.EnvironmentCount} env)");
         return operation.TransactionCount > 1
             ? string.Create(Invariant, $"{range} ({operation.TransactionCount} tx)")
             : range;

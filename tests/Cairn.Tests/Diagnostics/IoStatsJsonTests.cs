@@ -9,7 +9,7 @@ public class IoStatsJsonTests
     private static readonly string[] TopLevelProperties = ["capacity", "totalRecorded", "dropped", "summary", "operations"];
     private static readonly string[] KindNames = ["journalWrite", "dataFlush", "dataSync"];
     private static readonly string[] KindProperties = ["count", "failed", "bytes", "totalMs", "meanUs", "p50Us", "p99Us", "maxUs", "bytesPerSecond"];
-    private static readonly string[] OperationProperties = ["seq", "kind", "startUtc", "durationUs", "bytes", "file", "firstTx", "lastTx", "txCount", "failed"];
+    private static readonly string[] OperationProperties = ["seq", "kind", "startUtc", "durationUs", "bytes", "file", "firstTx", "lastTx", "txCount", "failed", "environments"];
 
     [Fact]
     public void Round_trips_every_field()

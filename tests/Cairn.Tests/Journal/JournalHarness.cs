@@ -24,7 +24,7 @@ internal sealed unsafe class JournalHarness : IDisposable
         Entries = new JournalEntryFactory(environmentId);
         Inventory = new JournalInventory(directory, new JournalSizing(FileSize, FileSize), files ?? JournalFileSet.Empty(1), logger);
         Spares = new SpareJournals(Inventory, logger, prepareSpares);
-        Journal = new WriteAheadJournal(Inventory, Spares, new IoStats(), logger, TimeSpan.FromHours(1));
+        Journal = new WriteAheadJournal(Inventory, Spares, IoStats, logger, TimeSpan.FromHours(1));
     }
 
     public string Directory { get; }
@@ -36,6 +36,8 @@ internal sealed unsafe class JournalHarness : IDisposable
     public SpareJournals Spares { get; }
 
     public WriteAheadJournal Journal { get; }
+
+    public IoStats IoStats { get; } = new();
 
     public string JournalPath(long sequence) => Path.Combine(Directory, JournalFileName.For(sequence));
 

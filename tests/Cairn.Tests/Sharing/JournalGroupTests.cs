@@ -1,3 +1,4 @@
+using Cairn.Diagnostics;
 using Cairn.Journal;
 using Cairn.Journal.Files;
 using Cairn.Pal;
@@ -64,6 +65,10 @@ public sealed class JournalGroupTests
         string rootFile = group.Root.Journal.JournalPath(1);
         Assert.Equal(3, PalFileSystem.LinkCount(rootFile));
         Assert.Equal([0L, 4096], OffsetsInWrite(rootFile, group.RootId, from: 8192, count: 2));
+        // The root records each write once: the shared one with the entries and environments it carried.
+        var writes = group.Root.Journal.IoStats.Snapshot().Where(op => op.Kind == IoOperationKind.JournalWrite).ToArray();
+        Assert.Equal([(1, 1, 1L), (1, 1, 2L), (2, 2, -1L)], writes.Select(op => (op.TransactionCount, op.EnvironmentCount, op.FirstTransactionId)));
+        Assert.Contains("- (2 tx, 2 env)", group.Root.Journal.IoStats.FormatSummary(10));
     }
 
     [Fact]

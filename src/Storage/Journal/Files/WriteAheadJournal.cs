@@ -157,7 +157,7 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
         catch (PalIOException e)
         {
             long failedAt = Stopwatch.GetTimestamp();
-            _ioStats.Record(IoOperationKind.JournalWrite, start, failedAt, total, journal.FilePath, -1, -1, count, failed: true);
+            _ioStats.Record(IoOperationKind.JournalWrite, start, failedAt, total, journal.FilePath, -1, -1, count, failed: true, environmentCount: count);
             Exception error = e is DiskFullException && TryWipeEntries(journal, requests, first, end, offset)
                 ? e
                 : new JournalWriteFatalException(journal.FilePath, offset, e);
@@ -188,7 +188,8 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
             request.End = position;
         }
         _spares.NoteAppended(journal);
-        _ioStats.Record(IoOperationKind.JournalWrite, start, finished, total, journal.FilePath, ownFirst, ownLast, count);
+        // Each environment has at most one entry in flight, so the write carries as many environments as entries.
+        _ioStats.Record(IoOperationKind.JournalWrite, start, finished, total, journal.FilePath, ownFirst, ownLast, count, environmentCount: count);
         var elapsed = Stopwatch.GetElapsedTime(start, finished);
         if (elapsed >= _slowWrite)
             Log.SlowJournalWrite(_logger, total, journal.FilePath, elapsed.TotalMilliseconds, ownFirst, ownLast);

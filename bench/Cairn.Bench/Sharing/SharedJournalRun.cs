@@ -18,10 +18,7 @@ public static class SharedJournalRun
 {
     public static int Run(IReadOnlyList<string> args, TextWriter output)
     {
-        int branches = IntOption(args, "--branches", 8);
-        int rounds = IntOption(args, "--rounds", 6);
-        int commits = IntOption(args, "--commits", 200);
-        var callerCounts = ListOption(args, "--callers", [1, 8]);
+        var (branches, rounds, commits, callerCounts) = Parse(args);
         string directory = BenchScratch.Directory("shared-journals");
         output.WriteLine($"# shared journals: a root and {branches} branches, {rounds} measured rounds of {commits} commits per caller, " +
             $"cases interleaved; {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; {directory}");
@@ -193,19 +190,25 @@ public static class SharedJournalRun
         public void Dispose() => environments.Dispose();
     }
 
-    private static int IntOption(IReadOnlyList<string> args, string name, int fallback)
+    /// <summary>The options, each followed by its value; an unknown one, or one that is not positive, fails before anything runs.</summary>
+    private static (int Branches, int Rounds, int Commits, int[] Callers) Parse(IReadOnlyList<string> args)
     {
-        for (int i = 0; i + 1 < args.Count; i++)
-            if (args[i] == name)
-                return int.Parse(args[i + 1], CultureInfo.InvariantCulture);
-        return fallback;
-    }
-
-    private static int[] ListOption(IReadOnlyList<string> args, string name, int[] fallback)
-    {
-        for (int i = 0; i + 1 < args.Count; i++)
-            if (args[i] == name)
-                return [.. args[i + 1].Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture))];
-        return fallback;
+        int branches = 8, rounds = 6, commits = 200;
+        int[] callers = [1, 8];
+        for (int i = 0; i < args.Count; i += 2)
+        {
+            string value = i + 1 < args.Count ? args[i + 1] : throw new ArgumentException($"{args[i]} needs a value");
+            switch (args[i])
+            {
+                case "--branches": branches = int.Parse(value, CultureInfo.InvariantCulture); break;
+                case "--rounds": rounds = int.Parse(value, CultureInfo.InvariantCulture); break;
+                case "--commits": commits = int.Parse(value, CultureInfo.InvariantCulture); break;
+                case "--callers": callers = [.. value.Split(',').Select(v => int.Parse(v, CultureInfo.InvariantCulture))]; break;
+                default: throw new ArgumentException($"unknown option {args[i]}; known: --branches N, --rounds N, --commits N, --callers N[,N...]");
+            }
+        }
+        if (branches < 1 || rounds < 1 || commits < 4 || callers.Any(c => c < 1))
+            throw new ArgumentException("--branches, --rounds and --callers must be positive, --commits at least 4");
+        return (branches, rounds, commits, callers);
     }
 }

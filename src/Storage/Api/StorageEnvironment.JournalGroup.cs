@@ -17,7 +17,7 @@ public sealed partial class StorageEnvironment
     public Guid EnvironmentId { get; }
 
     /// <summary>Whether this environment was opened as a branch of another (<see cref="OpenBranch"/>).</summary>
-    public bool IsBranch => Volatile.Read(ref _joinedGroup) is not null || !_journalMember.IsRoot;
+    public bool IsBranch => !_journalMember.IsRoot;
 
     /// <summary>Whether this branch's commits still go through its root's journal (false once it fell back to its own).</summary>
     public bool SharesRootJournal => !_journalMember.IsRoot && _journalMember.Sharing;

@@ -79,13 +79,7 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
                     throw;
                 throw new JournalWriteFatalException(journal.FilePath, offset, e);
             }
-            long end = Stopwatch.GetTimestamp();
-            _spares.NoteAppended(journal);
-            _ioStats.Record(IoOperationKind.JournalWrite, start, end, length, journal.FilePath,
-                firstTransactionId, lastTransactionId, transactionCount);
-            var elapsed = Stopwatch.GetElapsedTime(start, end);
-            if (elapsed >= _slowWrite)
-                Log.SlowJournalWrite(_logger, length, journal.FilePath, elapsed.TotalMilliseconds, firstTransactionId, lastTransactionId);
+            NoteWritten(journal, start, Stopwatch.GetTimestamp(), length, firstTransactionId, lastTransactionId, transactionCount, environmentCount: 1);
             return new JournalPosition(journal.Sequence, offset + length);
         }
     }
@@ -187,13 +181,21 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
             position += request.Length;
             request.End = position;
         }
-        _spares.NoteAppended(journal);
         // Each environment has at most one entry in flight, so the write carries as many environments as entries.
-        _ioStats.Record(IoOperationKind.JournalWrite, start, finished, total, journal.FilePath, ownFirst, ownLast, count, environmentCount: count);
-        var elapsed = Stopwatch.GetElapsedTime(start, finished);
-        if (elapsed >= _slowWrite)
-            Log.SlowJournalWrite(_logger, total, journal.FilePath, elapsed.TotalMilliseconds, ownFirst, ownLast);
+        NoteWritten(journal, start, finished, total, ownFirst, ownLast, count, environmentCount: count);
         return true;
+    }
+
+    /// <summary>After a durable write: the spares learn how full the journal is, the write is recorded, and logged if slow.</summary>
+    private void NoteWritten(JournalFile journal, long start, long end, long bytes, long firstTransactionId, long lastTransactionId,
+        int transactionCount, int environmentCount)
+    {
+        _spares.NoteAppended(journal);
+        _ioStats.Record(IoOperationKind.JournalWrite, start, end, bytes, journal.FilePath, firstTransactionId, lastTransactionId,
+            transactionCount, environmentCount: environmentCount);
+        var elapsed = Stopwatch.GetElapsedTime(start, end);
+        if (elapsed >= _slowWrite)
+            Log.SlowJournalWrite(_logger, bytes, journal.FilePath, elapsed.TotalMilliseconds, firstTransactionId, lastTransactionId);
     }
 
     private static void FailFrom(IReadOnlyList<Sharing.SharedWriteRequest> requests, int first, Exception error)

@@ -50,7 +50,7 @@ internal sealed unsafe class JournalGroupMember(WriteAheadJournal own, Guid envi
             return AppendOwn(entry, length, transactionId);
         }
         if (request.Error is { } error)
-            throw ForThisEnvironment(error);
+            throw ForThisEnvironment(error, group);
         if (request.LinkError is { } linkError)
         {
             NoteLinkFailure(request.WrittenInto!, linkError);
@@ -95,11 +95,12 @@ internal sealed unsafe class JournalGroupMember(WriteAheadJournal own, Guid envi
     /// The group write's failure as this environment's own exception (one object per environment: they are
     /// thrown on different threads): a full disk stays one (the commit can be rolled back), anything else is fatal.
     /// </summary>
-    private static Exception ForThisEnvironment(Exception error) => error switch
+    private static Exception ForThisEnvironment(Exception error, JournalGroup group) => error switch
     {
         DiskFullException full => new DiskFullException(full.Message, full.Status, full.OsError, full.Operation, full.FilePath, full.Offset),
         JournalWriteFatalException fatal => new JournalWriteFatalException(fatal.JournalPath, fatal.Offset, fatal.InnerException ?? fatal),
-        _ => new JournalWriteFatalException(error.Message, -1, error),
+        // Not an I/O failure of a journal file (opening the root's next journal failed in some other way): the root's folder is named.
+        _ => new JournalWriteFatalException(group.RootDirectory, -1, error),
     };
 
     public void Dispose() => _request.Dispose();

@@ -22,23 +22,25 @@ public sealed class JournalGroupEnvironments : IDisposable
 
     public StorageEnvironment Root => Environments[0];
 
-    public static JournalGroupEnvironments Open(string directory, JournalGroupSetup setup, int branches)
+    /// <param name="writesInFlight">The root's <see cref="StorageOptions.JournalGroupMaxWritesInFlight"/>.</param>
+    public static JournalGroupEnvironments Open(string directory, JournalGroupSetup setup, int branches, int writesInFlight)
     {
-        var root = StorageEnvironment.Open(Options(Path.Combine(directory, "root")));
+        var root = StorageEnvironment.Open(Options(Path.Combine(directory, "root"), writesInFlight));
         var environments = new StorageEnvironment[branches + 1];
         environments[0] = root;
         for (int b = 1; b <= branches; b++)
         {
-            var options = Options(Path.Combine(directory, $"branch{b}"));
+            var options = Options(Path.Combine(directory, $"branch{b}"), writesInFlight);
             environments[b] = setup == JournalGroupSetup.Separate ? StorageEnvironment.Open(options) : root.OpenBranch(options);
         }
         return new JournalGroupEnvironments(environments);
     }
 
     /// <summary>Default options (journal sizes, spares, flushing as users get them), with rings that hold a whole round.</summary>
-    private static StorageOptions Options(string directory) => new(directory)
+    private static StorageOptions Options(string directory, int writesInFlight) => new(directory)
     {
         IoStatsCapacity = 1 << 16,
+        JournalGroupMaxWritesInFlight = writesInFlight,
     };
 
     public void Dispose()

@@ -18,17 +18,21 @@ public static class SharedJournalRun
 {
     public static int Run(IReadOnlyList<string> args, TextWriter output)
     {
-        var (branches, rounds, commits, callerCounts) = Parse(args);
+        var (branches, rounds, commits, callerCounts, depths) = Parse(args);
         string directory = BenchScratch.Directory("shared-journals");
         output.WriteLine($"# shared journals: a root and {branches} branches, {rounds} measured rounds of {commits} commits per caller, " +
             $"cases interleaved; {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; {directory}");
         var cases = new List<Case>();
+        Case Open(JournalGroupSetup setup, int callers, int depth)
+            => new(setup, callers, depth, JournalGroupEnvironments.Open(Path.Combine(directory, $"{setup}-{callers}-{depth}"), setup, branches, depth));
         try
         {
             foreach (int callers in callerCounts)
             {
-                foreach (var setup in new[] { JournalGroupSetup.Shared, JournalGroupSetup.Separate, JournalGroupSetup.RootAlone })
-                    cases.Add(new Case(setup, callers, JournalGroupEnvironments.Open(Path.Combine(directory, $"{setup}-{callers}"), setup, branches)));
+                foreach (int depth in depths)
+                    cases.Add(Open(JournalGroupSetup.Shared, callers, depth));
+                cases.Add(Open(JournalGroupSetup.Separate, callers, depths[0]));
+                cases.Add(Open(JournalGroupSetup.RootAlone, callers, depths[0]));
             }
             foreach (var c in cases)
                 c.RunRound(commits / 4, measured: false); // JIT tiering, first journal files, spares
@@ -62,20 +66,20 @@ public static class SharedJournalRun
         {
             var separate = cases.First(o => o.Callers == c.Callers && o.Setup == JournalGroupSetup.Separate);
             output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"| {c.Setup} | {c.Callers} | {c.Rate:F0} | {(c.Setup == JournalGroupSetup.RootAlone ? "-" : (c.Rate / separate.Rate).ToString("F2", CultureInfo.InvariantCulture))} | " +
+                $"| {c.Name} | {c.Callers} | {c.Rate:F0} | {(c.Setup == JournalGroupSetup.RootAlone ? "-" : (c.Rate / separate.Rate).ToString("F2", CultureInfo.InvariantCulture))} | " +
                 $"{c.RootLatency(0.50):F0} | {c.RootLatency(0.99):F0} | {c.BranchLatency(0.50)} | {c.BranchLatency(0.99)} | " +
                 $"{c.CommitsPerJournalWrite:F2} | {c.SyscallsPerJournalWrite:F2} | {c.CpuMicrosPerCommit:F0} | {c.CpuUtilization:P0} |"));
         }
         foreach (int callers in cases.Select(c => c.Callers).Distinct())
         {
-            var shared = cases.First(c => c.Callers == callers && c.Setup == JournalGroupSetup.Shared);
             var alone = cases.First(c => c.Callers == callers && c.Setup == JournalGroupSetup.RootAlone);
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"# {callers} caller(s): root p99 with busy branches / root alone = {shared.RootLatency(0.99) / alone.RootLatency(0.99):F2}"));
+            foreach (var shared in cases.Where(c => c.Callers == callers && c.Setup == JournalGroupSetup.Shared))
+                output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"# {callers} caller(s), {shared.Name}: root p99 with busy branches / root alone = {shared.RootLatency(0.99) / alone.RootLatency(0.99):F2}"));
         }
     }
 
-    private sealed class Case(JournalGroupSetup setup, int callers, JournalGroupEnvironments environments) : IDisposable
+    private sealed class Case(JournalGroupSetup setup, int callers, int writesInFlight, JournalGroupEnvironments environments) : IDisposable
     {
         private readonly List<double> _rootMicros = [];
         private readonly List<double> _branchMicros = [];
@@ -87,6 +91,9 @@ public static class SharedJournalRun
         private long _nextKey;
 
         public JournalGroupSetup Setup => setup;
+
+        /// <summary>The setup, and for a shared one how many group writes may be in flight.</summary>
+        public string Name => setup == JournalGroupSetup.Shared ? $"Shared ({writesInFlight} in flight)" : setup.ToString();
 
         public int Callers => callers;
 
@@ -191,10 +198,11 @@ public static class SharedJournalRun
     }
 
     /// <summary>The options, each followed by its value; an unknown one, or one that is not positive, fails before anything runs.</summary>
-    private static (int Branches, int Rounds, int Commits, int[] Callers) Parse(IReadOnlyList<string> args)
+    private static (int Branches, int Rounds, int Commits, int[] Callers, int[] InFlight) Parse(IReadOnlyList<string> args)
     {
         int branches = 8, rounds = 6, commits = 200;
         int[] callers = [1, 8];
+        int[] inFlight = [new StorageOptions(".").JournalGroupMaxWritesInFlight];
         for (int i = 0; i < args.Count; i += 2)
         {
             string value = i + 1 < args.Count ? args[i + 1] : throw new ArgumentException($"{args[i]} needs a value");
@@ -203,12 +211,15 @@ public static class SharedJournalRun
                 case "--branches": branches = int.Parse(value, CultureInfo.InvariantCulture); break;
                 case "--rounds": rounds = int.Parse(value, CultureInfo.InvariantCulture); break;
                 case "--commits": commits = int.Parse(value, CultureInfo.InvariantCulture); break;
-                case "--callers": callers = [.. value.Split(',').Select(v => int.Parse(v, CultureInfo.InvariantCulture))]; break;
-                default: throw new ArgumentException($"unknown option {args[i]}; known: --branches N, --rounds N, --commits N, --callers N[,N...]");
+                case "--callers": callers = ParseList(value); break;
+                case "--in-flight": inFlight = ParseList(value); break;
+                default: throw new ArgumentException($"unknown option {args[i]}; known: --branches N, --rounds N, --commits N, --callers N[,N...], --in-flight N[,N...]");
             }
         }
-        if (branches < 1 || rounds < 1 || commits < 4 || callers.Any(c => c < 1))
-            throw new ArgumentException("--branches, --rounds and --callers must be positive, --commits at least 4");
-        return (branches, rounds, commits, callers);
+        if (branches < 1 || rounds < 1 || commits < 4 || callers.Any(c => c < 1) || inFlight.Any(d => d < 1))
+            throw new ArgumentException("--branches, --rounds, --callers and --in-flight must be positive, --commits at least 4");
+        return (branches, rounds, commits, callers, inFlight);
     }
+
+    private static int[] ParseList(string value) => [.. value.Split(',').Select(v => int.Parse(v, CultureInfo.InvariantCulture))];
 }

@@ -85,7 +85,8 @@ public sealed partial class StorageEnvironment
 
     private JournalGroup CreateGroup()
     {
-        var group = new JournalGroup(_journal, EnvironmentId, _options.JournalGroupMaxEntriesPerWrite, _options.JournalGroupMaxBytesPerWrite);
+        var group = new JournalGroup(_journal, EnvironmentId, _options.JournalGroupMaxEntriesPerWrite, _options.JournalGroupMaxBytesPerWrite,
+            _options.JournalGroupMaxWritesInFlight);
         _journalMember.Attach(group);
         return group;
     }

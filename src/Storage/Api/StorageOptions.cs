@@ -101,6 +101,13 @@ public sealed class StorageOptions
     public long JournalGroupMaxBytesPerWrite { get; init; } = 8L << 20;
 
     /// <summary>
+    /// For a journal group's root: how many shared journal writes may be on the device at once. The next
+    /// write is sent while earlier ones are in flight; each is acknowledged only once every write before it in
+    /// the file is durable. 1 writes one at a time. At most 16.
+    /// </summary>
+    public int JournalGroupMaxWritesInFlight { get; init; } = 2;
+
+    /// <summary>
     /// Whether the background thread prepares the next journal file ahead of the switch (always, outside
     /// tests; a test turns it off to make the commit path create the file itself).
     /// </summary>

@@ -35,7 +35,13 @@ internal static class StorageOptionsValidation
             throw Invalid(nameof(options.JournalGroupMaxEntriesPerWrite), options.JournalGroupMaxEntriesPerWrite,
                 $"must be between 1 and {Journal.Files.WriteAheadJournal.MaxBuffersPerWrite}");
         Positive(options.JournalGroupMaxBytesPerWrite, nameof(options.JournalGroupMaxBytesPerWrite));
+        if (options.JournalGroupMaxWritesInFlight is < 1 or > MaxJournalGroupWritesInFlight)
+            throw Invalid(nameof(options.JournalGroupMaxWritesInFlight), options.JournalGroupMaxWritesInFlight,
+                $"must be between 1 and {MaxJournalGroupWritesInFlight}");
     }
+
+    // Beyond a few, more writes in flight only split the group's entries into smaller writes.
+    private const int MaxJournalGroupWritesInFlight = 16;
 
     // SemaphoreSlim and friends take at most int.MaxValue milliseconds.
     private static readonly TimeSpan s_longestWait = TimeSpan.FromMilliseconds(int.MaxValue);

@@ -129,6 +129,7 @@ public sealed class SharedJournalRecoveryTests
     [Theory]
     [InlineData(2)] // its write began with the root's transaction 3
     [InlineData(1)] // its write began with the torn entry
+    [InlineData(3)] // its write was sent while the one that carried transaction 2 was still in flight (and 2 is whole)
     public void An_own_entry_after_a_torn_one_in_the_same_write_goes_with_the_torn_tail(int entriesBackToWriteStart)
     {
         using var scene = new RecoveryScene("shared-torn-write");

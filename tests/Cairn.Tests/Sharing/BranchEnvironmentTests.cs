@@ -286,6 +286,7 @@ public sealed class BranchEnvironmentTests
             InitialJournalSize = 64 << 10,
             MaxJournalSize = 1L << 30,
             PrepareSpareJournals = false,
+            JournalGroupMaxWritesInFlight = 1, // the held write's followers queue behind it
             LoggerFactory = log,
         };
         var root = StorageEnvironment.Open(Recycling(rootPath));

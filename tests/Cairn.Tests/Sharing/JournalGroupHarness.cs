@@ -16,11 +16,12 @@ internal sealed unsafe class JournalGroupHarness : IDisposable
 {
     private readonly List<(JournalHarness Journal, JournalGroupMember Member)> _members = [];
 
-    public JournalGroupHarness(string directory, int branches, int maxEntriesPerWrite = 64, long maxBytesPerWrite = 8 << 20, ILogger? logger = null)
+    public JournalGroupHarness(string directory, int branches, int maxEntriesPerWrite = 64, long maxBytesPerWrite = 8 << 20, ILogger? logger = null,
+        int maxWritesInFlight = 2)
     {
         logger ??= NullLogger.Instance;
         Root = Add(Path.Combine(directory, "root"), isRoot: true, logger);
-        Group = new JournalGroup(Root.Journal.Journal, Root.Journal.Entries.EnvironmentId, maxEntriesPerWrite, maxBytesPerWrite);
+        Group = new JournalGroup(Root.Journal.Journal, Root.Journal.Entries.EnvironmentId, maxEntriesPerWrite, maxBytesPerWrite, maxWritesInFlight);
         Root.Member.Attach(Group);
         for (int b = 0; b < branches; b++)
         {

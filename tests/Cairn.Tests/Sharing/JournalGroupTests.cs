@@ -51,7 +51,7 @@ public sealed class JournalGroupTests
     public async Task Entries_waiting_during_a_write_go_together_in_the_next_one_with_one_system_call()
     {
         using var dir = new TestDirectory("group-batch");
-        using var group = new JournalGroupHarness(dir.Path, branches: 2);
+        using var group = new JournalGroupHarness(dir.Path, branches: 2, maxWritesInFlight: 1);
         JournalGroupHarness.Commit(group.Root, 1); // opens (and pre-zeroes) journal 1 before the count starts
         using var held = HoldNextWrite(group);
         long before = PalFaultInjection.WriteCalls;
@@ -75,7 +75,7 @@ public sealed class JournalGroupTests
     public async Task A_write_that_fills_the_journal_goes_on_in_the_next_one()
     {
         using var dir = new TestDirectory("group-switch");
-        using var group = new JournalGroupHarness(dir.Path, branches: 4);
+        using var group = new JournalGroupHarness(dir.Path, branches: 4, maxWritesInFlight: 1);
         JournalGroupHarness.Commit(group.Root, 1);
         using var held = HoldNextWrite(group);
         long before = PalFaultInjection.WriteCalls;
@@ -160,7 +160,7 @@ public sealed class JournalGroupTests
     public async Task A_write_carries_at_most_the_configured_number_of_entries()
     {
         using var dir = new TestDirectory("group-bound");
-        using var group = new JournalGroupHarness(dir.Path, branches: 3, maxEntriesPerWrite: 2);
+        using var group = new JournalGroupHarness(dir.Path, branches: 3, maxEntriesPerWrite: 2, maxWritesInFlight: 1);
         using var held = HoldNextWrite(group);
 
         var (batches, _) = await CommitWhileAWriteIsHeld(group, held, branches: 3);
@@ -193,7 +193,7 @@ public sealed class JournalGroupTests
     public async Task A_full_disk_fails_every_entry_of_the_write_and_wipes_them_all()
     {
         using var dir = new TestDirectory("group-full");
-        using var group = new JournalGroupHarness(dir.Path, branches: 2);
+        using var group = new JournalGroupHarness(dir.Path, branches: 2, maxWritesInFlight: 1);
         JournalGroupHarness.Commit(group.Root, 1); // journal 1 in service, so the fault hits an entry write
         string rootFile = group.Root.Journal.JournalPath(1);
         using var firstWriteHeld = new ManualResetEventSlim();
@@ -257,6 +257,114 @@ public sealed class JournalGroupTests
         }
         Assert.Throws<JournalWriteFatalException>(() => JournalGroupHarness.Commit(group.Root, 2));
         Assert.Throws<JournalWriteFatalException>(() => JournalGroupHarness.Commit(group.Branch(0), 1));
+    }
+
+    /// <summary>
+    /// The root's write of transaction 2 claims its span and is held before it reaches the device; meanwhile
+    /// branch 0 commits: its write is claimed after the held one and goes to the device beside it. Returns the
+    /// root's and the branch's commits once the branch's write has returned (the held one still not sent).
+    /// </summary>
+    private static (Task<JournalPosition> Root, Task<JournalPosition> Branch) SendAWriteBesideAHeldOne(
+        JournalGroupHarness group, ManualResetEventSlim release)
+    {
+        int performing = 0;
+        group.Root.Journal.Journal.GroupWritePerforming = _ =>
+        {
+            if (Interlocked.Increment(ref performing) == 1)
+                release.Wait();
+        };
+        var root = Task.Run(() => JournalGroupHarness.Commit(group.Root, 2));
+        Assert.True(SpinWait.SpinUntil(() => Volatile.Read(ref performing) == 1, TimeSpan.FromMinutes(1)));
+        long before = PalFaultInjection.WriteCalls;
+        var branch = Task.Run(() => JournalGroupHarness.Commit(group.Branch(0), 5));
+        Assert.True(SpinWait.SpinUntil(() => PalFaultInjection.WriteCalls - before == 1, TimeSpan.FromMinutes(1)),
+            "the branch's write did not go out while the root's was held");
+        return (root, branch);
+    }
+
+    [Fact]
+    public async Task A_write_goes_out_while_an_earlier_one_is_in_flight_and_is_acknowledged_only_after_it()
+    {
+        using var dir = new TestDirectory("group-pipeline");
+        using var group = new JournalGroupHarness(dir.Path, branches: 1, maxWritesInFlight: 2);
+        JournalGroupHarness.Commit(group.Root, 1);
+        using var release = new ManualResetEventSlim();
+        string rootFile = group.Root.Journal.JournalPath(1);
+
+        var (root, branch) = SendAWriteBesideAHeldOne(group, release);
+        // The branch's entry is on the disk, after the held span: it cannot be acknowledged before that span is.
+        Assert.True(JournalHarness.EntryAt(rootFile, 2 * JournalEntryFactory.EmptyEntrySize).IsValid);
+        Thread.Sleep(50);
+        Assert.False(branch.IsCompleted);
+        Assert.False(File.Exists(group.Branch(0).Journal.JournalPath(1)));
+        release.Set();
+
+        Assert.Equal(new JournalPosition(1, 2 * JournalEntryFactory.EmptyEntrySize), await root.WaitAsync(TimeSpan.FromMinutes(1)));
+        Assert.Equal(new JournalPosition(1, 3 * JournalEntryFactory.EmptyEntrySize), await branch.WaitAsync(TimeSpan.FromMinutes(1)));
+        Assert.True(PalFileSystem.SameFile(rootFile, group.Branch(0).Journal.JournalPath(1)));
+        // The branch's entry says its write may be torn with everything back to the held write's start.
+        Assert.Equal([JournalEntryFactory.EmptyEntrySize], OffsetsInWrite(rootFile, group.RootId, from: 2 * JournalEntryFactory.EmptyEntrySize, count: 1));
+        var own = JournalHarness.EntryAt(rootFile, JournalEntryFactory.EmptyEntrySize);
+        Assert.Equal((2L, 0L), (own.Header.TransactionId, own.Header.OffsetInWrite));
+    }
+
+    [Fact]
+    public async Task A_full_disk_on_a_write_fails_the_writes_sent_after_it_wipes_them_and_the_journal_goes_on_where_it_began()
+    {
+        using var dir = new TestDirectory("group-pipeline-full");
+        using var group = new JournalGroupHarness(dir.Path, branches: 1, maxWritesInFlight: 2);
+        JournalGroupHarness.Commit(group.Root, 1);
+        using var release = new ManualResetEventSlim();
+        string rootFile = group.Root.Journal.JournalPath(1);
+        try
+        {
+            // The branch's write (sent first) goes through; the held one, sent when released, finds the disk full.
+            PalFaultInjection.Arm(PalFaultKind.WriteError, after: 1, osError: 28, pathFilter: Path.GetFileName(rootFile));
+            var (root, branch) = SendAWriteBesideAHeldOne(group, release);
+            Assert.True(JournalHarness.EntryAt(rootFile, 2 * JournalEntryFactory.EmptyEntrySize).IsValid);
+            release.Set();
+            await Assert.ThrowsAsync<DiskFullException>(() => root.WaitAsync(TimeSpan.FromMinutes(1)));
+            await Assert.ThrowsAsync<DiskFullException>(() => branch.WaitAsync(TimeSpan.FromMinutes(1)));
+        }
+        finally
+        {
+            PalFaultInjection.Disarm();
+            group.Root.Journal.Journal.GroupWritePerforming = null;
+        }
+        // The branch's durable entry was wiped (its environment rolls the transaction back), and it linked nothing.
+        Assert.False(JournalHarness.EntryAt(rootFile, 2 * JournalEntryFactory.EmptyEntrySize).IsValid);
+        Assert.Equal(1, PalFileSystem.LinkCount(rootFile));
+        // The next write goes where the failed one began.
+        Assert.Equal(new JournalPosition(1, 2 * JournalEntryFactory.EmptyEntrySize), JournalGroupHarness.Commit(group.Root, 2));
+        Assert.Equal(new JournalPosition(1, 3 * JournalEntryFactory.EmptyEntrySize), JournalGroupHarness.Commit(group.Branch(0), 5));
+    }
+
+    [Fact]
+    public async Task An_io_error_on_a_write_fails_the_writes_sent_after_it_and_the_group_for_good()
+    {
+        using var dir = new TestDirectory("group-pipeline-eio");
+        using var group = new JournalGroupHarness(dir.Path, branches: 1, maxWritesInFlight: 2);
+        JournalGroupHarness.Commit(group.Root, 1);
+        using var release = new ManualResetEventSlim();
+        string rootFile = group.Root.Journal.JournalPath(1);
+        try
+        {
+            PalFaultInjection.Arm(PalFaultKind.WriteError, after: 1, osError: 5, pathFilter: Path.GetFileName(rootFile));
+            var (root, branch) = SendAWriteBesideAHeldOne(group, release);
+            release.Set();
+            var error = await Assert.ThrowsAsync<JournalWriteFatalException>(() => root.WaitAsync(TimeSpan.FromMinutes(1)));
+            Assert.Equal(JournalEntryFactory.EmptyEntrySize, error.Offset);
+            var later = await Assert.ThrowsAsync<JournalWriteFatalException>(() => branch.WaitAsync(TimeSpan.FromMinutes(1)));
+            Assert.Equal(JournalEntryFactory.EmptyEntrySize, later.Offset);
+        }
+        finally
+        {
+            PalFaultInjection.Disarm();
+            group.Root.Journal.Journal.GroupWritePerforming = null;
+        }
+        Assert.Equal(1, PalFileSystem.LinkCount(rootFile));
+        Assert.Throws<JournalWriteFatalException>(() => JournalGroupHarness.Commit(group.Root, 2));
+        Assert.Throws<JournalWriteFatalException>(() => JournalGroupHarness.Commit(group.Branch(0), 5));
     }
 
     [Fact]

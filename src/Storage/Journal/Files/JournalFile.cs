@@ -66,21 +66,32 @@ internal sealed unsafe class JournalFile : IDisposable
     public void Append(byte* entry, long length, long firstTransactionId, long lastTransactionId)
     {
         var buffer = new PalBuffer(entry, length);
-        Write(new ReadOnlySpan<PalBuffer>(&buffer, 1), length);
+        WriteAt(new ReadOnlySpan<PalBuffer>(&buffer, 1), WritePosition);
+        WritePosition += length;
         NoteTransactions(firstTransactionId, lastTransactionId);
     }
 
     /// <summary>
-    /// One durable vectored write of aligned entries, back to back at <see cref="WritePosition"/>, which moves
-    /// past them only on success. The caller notes which of them are this environment's.
+    /// Claims <paramref name="length"/> bytes at <see cref="WritePosition"/> for a write that goes out later
+    /// (<see cref="WriteAt"/>), so further writes can be placed after it while it is in flight. Returns where
+    /// the claimed span begins.
     /// </summary>
-    public void Write(ReadOnlySpan<PalBuffer> entries, long length)
+    public long Reserve(long length)
     {
-        if (_file is null)
-            throw new InvalidOperationException($"'{FilePath}' is a link to another environment's journal; it is not written through this name.");
-        _file.Write(entries, WritePosition);
+        _ = Writable;
+        long offset = WritePosition;
         WritePosition += length;
+        return offset;
     }
+
+    /// <summary>After failed writes: the next entry goes at <paramref name="offset"/> again (their spans were wiped).</summary>
+    public void Rewind(long offset) => WritePosition = offset;
+
+    /// <summary>One durable vectored write of aligned entries, back to back at <paramref name="offset"/> (a span claimed with <see cref="Reserve"/>).</summary>
+    public void WriteAt(ReadOnlySpan<PalBuffer> entries, long offset) => Writable.Write(entries, offset);
+
+    private PalFile Writable => _file
+        ?? throw new InvalidOperationException($"'{FilePath}' is a link to another environment's journal; it is not written through this name.");
 
     /// <summary>Records that this environment's transactions <paramref name="first"/>..<paramref name="last"/> are in the file.</summary>
     public void NoteTransactions(long first, long last)
@@ -101,7 +112,7 @@ internal sealed unsafe class JournalFile : IDisposable
     public void ZeroBlock(byte* zeros, long offset, long length)
     {
         var buffer = new PalBuffer(zeros, length);
-        _file!.Write(new ReadOnlySpan<PalBuffer>(&buffer, 1), offset);
+        Writable.Write(new ReadOnlySpan<PalBuffer>(&buffer, 1), offset);
     }
 
     public void Dispose() => _file?.Dispose();

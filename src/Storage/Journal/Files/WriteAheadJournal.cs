@@ -13,7 +13,7 @@ namespace Cairn.Journal.Files;
 /// is <see cref="SpareJournals"/>'; the members that reach them from here are there so that the
 /// environment holds one journal object.
 /// </summary>
-internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
+internal sealed unsafe partial class WriteAheadJournal : IJournalAppender, IDisposable
 {
     private readonly JournalInventory _inventory;
     private readonly SpareJournals _spares;
@@ -21,9 +21,10 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
     private readonly ILogger _logger;
     private readonly TimeSpan _slowWrite;
 
-    // Guards the journal in service and the zero block: appends go one at a time, and a clean close
-    // retires the journal only between two of them.
-    private readonly Lock _appendLock = new();
+    // Guards the journal in service, the zero block and the group writes in flight (WriteAheadJournal.GroupWrites):
+    // an append, a group write's claim and its settling go one at a time, and a clean close retires the journal
+    // only between two of them. A Monitor, not a Lock: group writers wait on it for their turn to settle.
+    private readonly object _appendLock = new();
     private JournalFile? _active;
     // The root's journal file that _active names, when _active is a link (this environment is a branch).
     private JournalFile? _linkedTo;
@@ -62,6 +63,7 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
     {
         lock (_appendLock)
         {
+            WaitForGroupWrites();
             if (_active is null || !_active.Fits(length))
                 SwitchFile(length);
             var journal = _active!;
@@ -84,108 +86,6 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
         }
     }
 
-    /// <summary>
-    /// The journal group's write (on the root's journal): the requests' entries back to back with one
-    /// vectored O_DIRECT|O_DSYNC write per journal file they fill (one, unless the journal in service fills
-    /// up). Each entry is stamped with where its write began and, if it is a branch's, with
-    /// <paramref name="rootId"/> as its writer. Once a write is durable each request learns the file and the
-    /// offset its entry ends at (<see cref="Sharing.SharedWriteRequest.WrittenInto"/>, <see cref="Sharing.SharedWriteRequest.End"/>);
-    /// a file that carried a branch's entry is pinned once per such entry (<see cref="Unpin"/>), so it cannot
-    /// be released before the branch has linked it. A write that fails fails its requests and every later one
-    /// (<see cref="Sharing.SharedWriteRequest.Error"/>); entries of earlier writes stay written.
-    /// </summary>
-    public void AppendGroup(IReadOnlyList<Sharing.SharedWriteRequest> requests, Guid rootId)
-    {
-        lock (_appendLock)
-        {
-            int next = 0;
-            while (next < requests.Count)
-            {
-                if (_active is null || !_active.Fits(requests[next].Length))
-                {
-                    try
-                    {
-                        SwitchFile(requests[next].Length);
-                    }
-                    catch (Exception e)
-                    {
-                        FailFrom(requests, next, e);
-                        return;
-                    }
-                }
-                var journal = _active!;
-                int end = next;
-                long total = 0;
-                while (end < requests.Count && end - next < MaxBuffersPerWrite && journal.WritePosition + total + requests[end].Length <= journal.Size)
-                {
-                    var request = requests[end];
-                    JournalEntryHeader.StampWrite(request.Entry, request.Member.EnvironmentId == rootId ? Guid.Empty : rootId, total);
-                    total += request.Length;
-                    end++;
-                }
-                if (!WriteGroup(journal, requests, next, end, total, rootId))
-                {
-                    FailFrom(requests, end, requests[next].Error!);
-                    return;
-                }
-                next = end;
-            }
-        }
-    }
-
-    /// <summary>Iovecs per write: what one pwritev takes (IOV_MAX), so a group write is one system call.</summary>
-    public const int MaxBuffersPerWrite = 1024;
-
-    private bool WriteGroup(JournalFile journal, IReadOnlyList<Sharing.SharedWriteRequest> requests, int first, int end, long total, Guid rootId)
-    {
-        int count = end - first;
-        var buffers = count <= 64 ? stackalloc PalBuffer[count] : new PalBuffer[count];
-        for (int i = 0; i < count; i++)
-            buffers[i] = new PalBuffer(requests[first + i].Entry, requests[first + i].Length);
-        long offset = journal.WritePosition;
-        long start = Stopwatch.GetTimestamp();
-        try
-        {
-            journal.Write(buffers, total);
-        }
-        catch (PalIOException e)
-        {
-            long failedAt = Stopwatch.GetTimestamp();
-            _ioStats.Record(IoOperationKind.JournalWrite, start, failedAt, total, journal.FilePath, -1, -1, count, failed: true, environmentCount: count);
-            Exception error = e is DiskFullException && TryWipeEntries(journal, requests, first, end, offset)
-                ? e
-                : new JournalWriteFatalException(journal.FilePath, offset, e);
-            for (int i = first; i < end; i++)
-                requests[i].Error = error;
-            return false;
-        }
-        long finished = Stopwatch.GetTimestamp();
-        long position = offset;
-        long ownFirst = -1, ownLast = -1;
-        for (int i = first; i < end; i++)
-        {
-            var request = requests[i];
-            request.WriteStartTimestamp = start;
-            request.WriteEndTimestamp = finished;
-            request.WrittenInto = journal;
-            if (request.Member.EnvironmentId == rootId)
-            {
-                journal.NoteTransactions(request.TransactionId, request.TransactionId);
-                ownFirst = ownFirst < 0 ? request.TransactionId : ownFirst;
-                ownLast = request.TransactionId;
-            }
-            else
-            {
-                _inventory.Pin(journal.FilePath);
-            }
-            position += request.Length;
-            request.End = position;
-        }
-        // Each environment has at most one entry in flight, so the write carries as many environments as entries.
-        NoteWritten(journal, start, finished, total, ownFirst, ownLast, count, environmentCount: count);
-        return true;
-    }
-
     /// <summary>After a durable write: the spares learn how full the journal is, the write is recorded, and logged if slow.</summary>
     private void NoteWritten(JournalFile journal, long start, long end, long bytes, long firstTransactionId, long lastTransactionId,
         int transactionCount, int environmentCount)
@@ -196,28 +96,6 @@ internal sealed unsafe class WriteAheadJournal : IJournalAppender, IDisposable
         var elapsed = Stopwatch.GetElapsedTime(start, end);
         if (elapsed >= _slowWrite)
             Log.SlowJournalWrite(_logger, bytes, journal.FilePath, elapsed.TotalMilliseconds, firstTransactionId, lastTransactionId);
-    }
-
-    private static void FailFrom(IReadOnlyList<Sharing.SharedWriteRequest> requests, int first, Exception error)
-    {
-        for (int i = first; i < requests.Count; i++)
-            requests[i].Error ??= error;
-    }
-
-    /// <summary>
-    /// After a group write failed with a full disk: zeros the first block of each of its entries, so none that
-    /// reached the disk whole can be replayed (each environment rolls its transaction back and may commit
-    /// another under the same id). False if even that fails.
-    /// </summary>
-    private bool TryWipeEntries(JournalFile journal, IReadOnlyList<Sharing.SharedWriteRequest> requests, int first, int end, long offset)
-    {
-        for (int i = first; i < end; i++)
-        {
-            if (!TryWipe(journal, offset))
-                return false;
-            offset += requests[i].Length;
-        }
-        return true;
     }
 
     /// <summary>A branch has recorded (linked, or failed to link) its entry in <paramref name="file"/>: the file may be released again.</summary>

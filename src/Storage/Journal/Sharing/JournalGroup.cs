@@ -16,19 +16,21 @@ internal sealed class JournalGroup
     private readonly WriteAheadJournal _rootJournal;
     private readonly Guid _rootId;
 
-    // Guards the pending queue, whether a write is under way, and the group's state (closed, failed).
-    // Never held during the write itself.
+    // Guards the pending queue, the writers at work, and the group's state (closed, failed). Never held
+    // during a write itself.
     private readonly Lock _gate = new();
     private readonly List<SharedWriteRequest> _pending = [];
-    private bool _writing;
+    // Members performing writes now, each with its own batch: at most MaxWritesInFlight.
+    private int _writers;
     // Writers still recording branch entries of a write already handed on (Close waits for them).
     private int _linking;
     private bool _closed;
     private Exception? _failure;
     private int _members;
 
-    public JournalGroup(WriteAheadJournal rootJournal, Guid rootId, int maxEntriesPerWrite, long maxBytesPerWrite)
+    public JournalGroup(WriteAheadJournal rootJournal, Guid rootId, int maxEntriesPerWrite, long maxBytesPerWrite, int maxWritesInFlight)
     {
+        MaxWritesInFlight = Math.Max(1, maxWritesInFlight);
         _rootJournal = rootJournal;
         _rootId = rootId;
         MaxEntriesPerWrite = Math.Clamp(maxEntriesPerWrite, 1, WriteAheadJournal.MaxBuffersPerWrite);
@@ -46,6 +48,9 @@ internal sealed class JournalGroup
     public int MaxEntriesPerWrite { get; }
 
     public long MaxBytesPerWrite { get; }
+
+    /// <summary>Writes of the group on the device at once: a write is sent while earlier ones are in flight, up to this many.</summary>
+    public int MaxWritesInFlight { get; }
 
     /// <summary>Branches joined and not yet left.</summary>
     public int BranchCount
@@ -89,14 +94,14 @@ internal sealed class JournalGroup
     }
 
     /// <summary>
-    /// Writes the request's entry in the group's next write and returns once it is durable or failed
+    /// Writes the request's entry in one of the group's next writes and returns once it is durable or failed
     /// (<see cref="SharedWriteRequest.Error"/>); false if the group is closed (the entry was not written).
     /// A failure of the root's journal other than a full disk fails the group for good: every later
     /// submission fails with the same error.
     /// </summary>
     public bool Submit(SharedWriteRequest request)
     {
-        bool leader;
+        bool writer;
         lock (_gate)
         {
             if (_failure is not null)
@@ -107,20 +112,25 @@ internal sealed class JournalGroup
             if (_closed)
                 return false;
             _pending.Add(request);
-            leader = !_writing;
-            _writing = true;
+            writer = _writers < MaxWritesInFlight;
+            if (writer)
+            {
+                _writers++;
+                request.Leading = true;
+            }
         }
-        if (!leader && !request.WaitForTurn())
+        if (!writer && !request.WaitForTurn())
             return true;
         WriteUntilDone(request);
         return true;
     }
 
     /// <summary>
-    /// As the group's writer: writes batches until <paramref name="own"/> is written. The root's entries (and
-    /// failed ones) are completed as soon as their write returns and the next write is handed on; then the
-    /// branches' entries are recorded (a branch links a root file it has no name for yet, a directory sync)
-    /// and completed, so no commit of the group waits behind another environment's link.
+    /// As one of the group's writers: writes batches until <paramref name="own"/> is out of the queue, then
+    /// waits for it if another writer took it. The root's entries (and failed ones) are completed as soon as
+    /// their write is settled and the writer's turn is handed on; then the branches' entries are recorded (a
+    /// branch links a root file it has no name for yet, a directory sync) and completed, so no commit of the
+    /// group waits behind another environment's link.
     /// </summary>
     private void WriteUntilDone(SharedWriteRequest own)
     {
@@ -129,16 +139,9 @@ internal sealed class JournalGroup
         {
             lock (_gate)
                 TakeBatch(batch);
-            try
-            {
-                WriteStarting?.Invoke(batch.Count);
-                _rootJournal.AppendGroup(batch, _rootId);
-            }
-            catch (Exception e)
-            {
-                foreach (var request in batch)
-                    request.Error ??= e;
-            }
+            bool ownInBatch = batch.Contains(own);
+            if (batch.Count > 0)
+                Write(batch, own);
             Exception? fatal = null;
             bool branchesWritten = false;
             foreach (var request in batch)
@@ -146,14 +149,7 @@ internal sealed class JournalGroup
                 if (request.Error is JournalWriteFatalException)
                     fatal ??= request.Error;
                 if (request.Error is null && !request.Member.IsRoot)
-                {
                     branchesWritten = true;
-                    continue;
-                }
-                if (request.Error is null)
-                    request.Position = new JournalPosition(request.WrittenInto!.Sequence, request.End);
-                if (!ReferenceEquals(request, own))
-                    request.Complete();
             }
             bool ownQueued;
             lock (_gate)
@@ -161,32 +157,79 @@ internal sealed class JournalGroup
                 if (fatal is not null && _failure is null)
                     _failure = fatal;
                 if (_failure is not null)
-                {
-                    foreach (var request in _pending)
-                    {
-                        request.Error = _failure;
-                        request.Complete();
-                    }
-                    _pending.Clear();
-                }
+                    FailPending();
                 if (branchesWritten)
                     _linking++;
                 // Still queued when the batch before it was full: this caller writes the next one too.
-                ownQueued = _pending.Contains(own);
+                ownQueued = !own.Taken;
                 if (!ownQueued)
                 {
-                    if (_pending.Count == 0)
-                        _writing = false;
-                    else
-                        _pending[0].Promote(); // it writes the next batch while this caller finishes its own
+                    own.Leading = false;
+                    HandOnTurn();
                 }
             }
             if (branchesWritten)
                 RecordBranchEntries(batch, own);
             batch.Clear();
-            if (!ownQueued)
-                return;
+            if (ownQueued)
+                continue;
+            if (!ownInBatch)
+                own.WaitForCompletion(); // another writer took it
+            return;
         }
+    }
+
+    /// <summary>One write of <paramref name="batch"/>; its root entries and failed entries are completed once it is settled.</summary>
+    private void Write(List<SharedWriteRequest> batch, SharedWriteRequest own)
+    {
+        try
+        {
+            WriteStarting?.Invoke(batch.Count);
+            _rootJournal.AppendGroup(batch, _rootId, own.Write);
+        }
+        catch (Exception e)
+        {
+            foreach (var request in batch)
+                request.Error ??= e;
+        }
+        foreach (var request in batch)
+        {
+            if (request.Error is null && !request.Member.IsRoot)
+                continue;
+            if (request.Error is null)
+                request.Position = new JournalPosition(request.WrittenInto!.Sequence, request.End);
+            if (!ReferenceEquals(request, own))
+                request.Complete();
+        }
+    }
+
+    /// <summary>Under the gate: the group has failed for good, so nothing pending will be written.</summary>
+    private void FailPending()
+    {
+        foreach (var request in _pending)
+        {
+            request.Taken = true;
+            request.Error = _failure;
+            request.Complete();
+        }
+        _pending.Clear();
+    }
+
+    /// <summary>
+    /// Under the gate, from a writer done with its own entry: the first queued entry whose submitter waits
+    /// (not one that is a writer itself) gets the turn; with none, there is one writer fewer.
+    /// </summary>
+    private void HandOnTurn()
+    {
+        foreach (var request in _pending)
+        {
+            if (request.Leading)
+                continue;
+            request.Leading = true;
+            request.Promote(); // it writes the next batch while this caller finishes its own
+            return;
+        }
+        _writers--;
     }
 
     /// <summary>Each branch records where its entry went (linking the file if need be), then its commit is acknowledged.</summary>
@@ -230,7 +273,10 @@ internal sealed class JournalGroup
             take++;
         }
         for (int i = 0; i < take; i++)
+        {
+            _pending[i].Taken = true;
             batch.Add(_pending[i]);
+        }
         _pending.RemoveRange(0, take);
     }
 
@@ -246,7 +292,7 @@ internal sealed class JournalGroup
             lock (_gate)
             {
                 _closed = true;
-                if (!_writing && _pending.Count == 0 && _linking == 0)
+                if (_writers == 0 && _pending.Count == 0 && _linking == 0)
                     return;
             }
             waiter.SpinOnce(sleep1Threshold: 1);

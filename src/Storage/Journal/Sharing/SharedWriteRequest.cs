@@ -14,8 +14,14 @@ internal sealed unsafe class SharedWriteRequest : IDisposable
 
     public JournalGroupMember Member { get; private set; } = null!;
 
-    /// <summary>The batch this request's submitter writes when it is the group's writer (kept to be reused).</summary>
+    /// <summary>The batch this request's submitter writes when it is one of the group's writers (kept to be reused).</summary>
     public List<SharedWriteRequest> Batch { get; } = [];
+
+    /// <summary>The journal write this request's submitter performs as one of the group's writers (kept to be reused).</summary>
+    public GroupWrite Write { get; } = new();
+
+    /// <summary>A writer of the group took the request into its batch (under the group's gate).</summary>
+    public bool Taken { get; set; }
 
     public byte* Entry { get; private set; }
 
@@ -42,8 +48,13 @@ internal sealed unsafe class SharedWriteRequest : IDisposable
 
     public long WriteEndTimestamp { get; set; }
 
-    /// <summary>The group chose the submitter to perform the next write (the previous writer is done).</summary>
-    public bool Promoted { get; private set; }
+    /// <summary>The request's submitter is one of the group's writers (it submitted while a writer's place was free, or was handed one).</summary>
+    public bool Leading { get; set; }
+
+    // Set by Complete and by Promote; the flags say which (both, when a promoted request is failed before it
+    // looked): the event alone could be reset by the promoted submitter after a completion.
+    private volatile bool _completed;
+    private volatile bool _promoted;
 
     public void Prepare(JournalGroupMember member, byte* entry, long length, long transactionId)
     {
@@ -56,27 +67,50 @@ internal sealed unsafe class SharedWriteRequest : IDisposable
         LinkError = null;
         WrittenInto = null;
         End = 0;
-        Promoted = false;
+        Taken = false;
+        Leading = false;
+        _completed = false;
+        _promoted = false;
         _signal.Reset();
     }
 
-    public void Complete() => _signal.Set();
-
-    public void Promote()
+    public void Complete()
     {
-        Promoted = true;
+        _completed = true;
         _signal.Set();
     }
 
-    /// <summary>Waits until the request is completed or promoted; returns true if promoted (and clears that).</summary>
+    public void Promote()
+    {
+        _promoted = true;
+        _signal.Set();
+    }
+
+    /// <summary>Waits until the request is completed.</summary>
+    public void WaitForCompletion()
+    {
+        while (!_completed)
+            _signal.Wait();
+    }
+
+    /// <summary>
+    /// Waits until the request is promoted (true: its submitter is now one of the group's writers, even if the
+    /// request was failed meanwhile) or completed by another writer (false).
+    /// </summary>
     public bool WaitForTurn()
     {
-        _signal.Wait();
-        if (!Promoted)
-            return false;
-        Promoted = false;
-        _signal.Reset();
-        return true;
+        while (true)
+        {
+            _signal.Wait();
+            if (_promoted)
+            {
+                _promoted = false;
+                _signal.Reset(); // a completion from here on is seen through _completed
+                return true;
+            }
+            if (_completed)
+                return false;
+        }
     }
 
     public void Dispose() => _signal.Dispose();

@@ -49,6 +49,9 @@ public sealed class SharedJournalCrashImageTests(ITestOutputHelper output)
         InitialJournalSize = 32 << 10,
         MaxJournalSize = 1L << 30,
         PrepareSpareJournals = !root,
+        // One group write at a time, so the recorded I/O is one order; writes in flight together are covered by
+        // the process-kill test and by SharedJournalRecoveryTests.
+        JournalGroupMaxWritesInFlight = 1,
     };
 
     /// <summary>Each image's environments open with these: no background flush, small journals (each open writes a new one).</summary>

@@ -313,24 +313,12 @@ public sealed class JournalGroupTests
     {
         using var dir = new TestDirectory("group-pipeline-full");
         using var group = new JournalGroupHarness(dir.Path, branches: 1, maxWritesInFlight: 2);
-        JournalGroupHarness.Commit(group.Root, 1);
-        using var release = new ManualResetEventSlim();
         string rootFile = group.Root.Journal.JournalPath(1);
-        try
-        {
-            // The branch's write (sent first) goes through; the held one, sent when released, finds the disk full.
-            PalFaultInjection.Arm(PalFaultKind.WriteError, after: 1, osError: 28, pathFilter: Path.GetFileName(rootFile));
-            var (root, branch) = SendAWriteBesideAHeldOne(group, release);
-            Assert.True(JournalHarness.EntryAt(rootFile, 2 * JournalEntryFactory.EmptyEntrySize).IsValid);
-            release.Set();
-            await Assert.ThrowsAsync<DiskFullException>(() => root.WaitAsync(TimeSpan.FromMinutes(1)));
-            await Assert.ThrowsAsync<DiskFullException>(() => branch.WaitAsync(TimeSpan.FromMinutes(1)));
-        }
-        finally
-        {
-            PalFaultInjection.Disarm();
-            group.Root.Journal.Journal.GroupWritePerforming = null;
-        }
+
+        var (root, branch) = await FailTheHeldWrite(group, osError: 28);
+
+        Assert.IsType<DiskFullException>(root);
+        Assert.IsType<DiskFullException>(branch);
         // The branch's durable entry was wiped (its environment rolls the transaction back), and it linked nothing.
         Assert.False(JournalHarness.EntryAt(rootFile, 2 * JournalEntryFactory.EmptyEntrySize).IsValid);
         Assert.Equal(1, PalFileSystem.LinkCount(rootFile));
@@ -344,27 +332,43 @@ public sealed class JournalGroupTests
     {
         using var dir = new TestDirectory("group-pipeline-eio");
         using var group = new JournalGroupHarness(dir.Path, branches: 1, maxWritesInFlight: 2);
+
+        var (root, branch) = await FailTheHeldWrite(group, osError: 5);
+
+        // Both name the failed write, the one whose write went through too.
+        Assert.Equal(JournalEntryFactory.EmptyEntrySize, Assert.IsType<JournalWriteFatalException>(root).Offset);
+        Assert.Equal(JournalEntryFactory.EmptyEntrySize, Assert.IsType<JournalWriteFatalException>(branch).Offset);
+        Assert.Equal(1, PalFileSystem.LinkCount(group.Root.Journal.JournalPath(1)));
+        Assert.Throws<JournalWriteFatalException>(() => JournalGroupHarness.Commit(group.Root, 2));
+        Assert.Throws<JournalWriteFatalException>(() => JournalGroupHarness.Commit(group.Branch(0), 5));
+    }
+
+    /// <summary>
+    /// After the root's transaction 1: the root's write of transaction 2 is held while the branch's goes to the
+    /// disk (whole) beside it; then the held write is let go and fails with <paramref name="osError"/>. Returns
+    /// what each commit threw.
+    /// </summary>
+    private static async Task<(Exception? Root, Exception? Branch)> FailTheHeldWrite(JournalGroupHarness group, int osError)
+    {
         JournalGroupHarness.Commit(group.Root, 1);
-        using var release = new ManualResetEventSlim();
         string rootFile = group.Root.Journal.JournalPath(1);
+        using var release = new ManualResetEventSlim();
         try
         {
-            PalFaultInjection.Arm(PalFaultKind.WriteError, after: 1, osError: 5, pathFilter: Path.GetFileName(rootFile));
+            // The branch's write (sent first) goes through; the held one, sent when released, fails.
+            PalFaultInjection.Arm(PalFaultKind.WriteError, after: 1, osError: osError, pathFilter: Path.GetFileName(rootFile));
             var (root, branch) = SendAWriteBesideAHeldOne(group, release);
+            Assert.True(JournalHarness.EntryAt(rootFile, 2 * JournalEntryFactory.EmptyEntrySize).IsValid);
             release.Set();
-            var error = await Assert.ThrowsAsync<JournalWriteFatalException>(() => root.WaitAsync(TimeSpan.FromMinutes(1)));
-            Assert.Equal(JournalEntryFactory.EmptyEntrySize, error.Offset);
-            var later = await Assert.ThrowsAsync<JournalWriteFatalException>(() => branch.WaitAsync(TimeSpan.FromMinutes(1)));
-            Assert.Equal(JournalEntryFactory.EmptyEntrySize, later.Offset);
+            return (await Record.ExceptionAsync(() => root.WaitAsync(TimeSpan.FromMinutes(1))),
+                await Record.ExceptionAsync(() => branch.WaitAsync(TimeSpan.FromMinutes(1))));
         }
         finally
         {
             PalFaultInjection.Disarm();
             group.Root.Journal.Journal.GroupWritePerforming = null;
+            release.Set();
         }
-        Assert.Equal(1, PalFileSystem.LinkCount(rootFile));
-        Assert.Throws<JournalWriteFatalException>(() => JournalGroupHarness.Commit(group.Root, 2));
-        Assert.Throws<JournalWriteFatalException>(() => JournalGroupHarness.Commit(group.Branch(0), 5));
     }
 
     [Fact]

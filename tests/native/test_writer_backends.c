@@ -56,9 +56,9 @@ static int count_long_runs(const struct wt_batch *b)
 static void test_backends_identical(const char *dir)
 {
     struct target targets[3] = {
-        {test_join(dir, "uring.dat"), NULL, CAIRN_BACKEND_IO_URING},
-        {test_join(dir, "pwritev.dat"), NULL, CAIRN_BACKEND_PWRITEV},
-        {test_join(dir, "uring-direct.dat"), NULL, CAIRN_BACKEND_IO_URING},
+        {test_join(dir, "uring.dat"), NULL, WT_RING},
+        {test_join(dir, "pwritev.dat"), NULL, WT_PLAIN},
+        {test_join(dir, "uring-direct.dat"), NULL, WT_RING},
     };
     targets[0].file = test_open(targets[0].path, CAIRN_OPEN_CREATE, NULL);
     targets[1].file = test_open(targets[1].path, CAIRN_OPEN_CREATE, NULL);
@@ -112,7 +112,7 @@ static void test_merge_boundaries(const char *dir)
     char *image = calloc((size_t)pages, WT_PAGE);
     CHECK(image != NULL);
     uint64_t rng = 42;
-    int32_t modes[] = {CAIRN_BACKEND_IO_URING, CAIRN_BACKEND_PWRITEV, CAIRN_BACKEND_AUTO};
+    int32_t modes[] = {WT_RING, WT_PLAIN, CAIRN_BACKEND_AUTO};
     int64_t lengths[] = {WT_IOV_MAX, WT_IOV_MAX + 1, 2 * WT_IOV_MAX, 2 * WT_IOV_MAX + 1, 1};
     int64_t expected[] = {1, 2, 2, 3, 1};
     for (size_t m = 0; m < 3; m++) {
@@ -150,7 +150,7 @@ static void test_validation(const char *dir)
     cairn_file *f = test_open(path, CAIRN_OPEN_CREATE, NULL);
     cairn_file *d = test_open(direct_path, CAIRN_OPEN_CREATE | CAIRN_OPEN_DIRECT, NULL);
     const char *p = g_pool;
-    int32_t modes[] = {CAIRN_BACKEND_AUTO, CAIRN_BACKEND_IO_URING, CAIRN_BACKEND_PWRITEV};
+    int32_t modes[] = {CAIRN_BACKEND_AUTO, WT_RING, WT_PLAIN};
 
     for (size_t m = 0; m < 3; m++) {
         int32_t mode = modes[m];
@@ -194,7 +194,7 @@ static void test_validation(const char *dir)
 
     /* An aligned direct write is accepted; the file still holds nothing else. */
     cairn_write_op aligned[] = {{p, 4096, 4096}};
-    CHECK_OK(cairn_write_gather(d, aligned, 1, CAIRN_BACKEND_IO_URING, &test_last_os_error));
+    CHECK_OK(cairn_write_gather(d, aligned, 1, WT_RING, &test_last_os_error));
     char *image = calloc(1, 8192);
     CHECK(image != NULL);
     memcpy(image + 4096, p, 4096);
@@ -217,17 +217,17 @@ static void test_kernel_errors(const char *dir)
     test_close(w);
     cairn_file *r = test_open(path, CAIRN_OPEN_READ_ONLY, NULL);
     cairn_write_op ops[] = {{g_pool, 0, WT_PAGE}, {g_pool, 3 * WT_PAGE, WT_PAGE}};
-    CHECK(cairn_write_gather(r, ops, 2, CAIRN_BACKEND_IO_URING, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_write_gather(r, ops, 2, WT_RING, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(test_last_os_error == EBADF);
-    CHECK(cairn_write_gather(r, ops, 2, CAIRN_BACKEND_PWRITEV, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_write_gather(r, ops, 2, WT_PLAIN, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(test_last_os_error == EBADF);
     test_close(r);
 
     w = test_open(path, CAIRN_OPEN_CREATE, NULL);
     CHECK_OK(cairn_write_gather(w, ops, 2, CAIRN_BACKEND_AUTO, &test_last_os_error));
     CHECK_OK(cairn_sync_gather(w, CAIRN_BACKEND_AUTO, &test_last_os_error));
-    CHECK_OK(cairn_sync_gather(w, CAIRN_BACKEND_IO_URING, &test_last_os_error));
-    CHECK_OK(cairn_sync_gather(w, CAIRN_BACKEND_PWRITEV, &test_last_os_error));
+    CHECK_OK(cairn_sync_gather(w, WT_RING, &test_last_os_error));
+    CHECK_OK(cairn_sync_gather(w, WT_PLAIN, &test_last_os_error));
     test_close(w);
     free(path);
 }
@@ -238,8 +238,8 @@ int main(void)
     g_pool = test_aligned_pattern((size_t)POOL_PAGES * WT_PAGE, 7);
 
     /* io_uring works on this machine, so that is what the writer must have chosen. */
-    wt_backend(CAIRN_BACKEND_IO_URING, 0);
-    CHECK(wt_worker_tid() != 0);
+    wt_backend(WT_BACKEND, WT_SETUP_ERROR);
+    wt_check_ring_worker(1);
 
     test_backends_identical(dir);
     test_merge_boundaries(dir);
@@ -247,7 +247,7 @@ int main(void)
     test_kernel_errors(dir);
 
     CHECK_OK(cairn_io_shutdown(&test_last_os_error));
-    CHECK(wt_worker_tid() == 0);
+    wt_check_ring_worker(0);
     free(g_pool);
     test_remove_dir(dir);
     free(dir);

@@ -38,9 +38,9 @@ struct submitter {
 static int32_t pick_mode(int i)
 {
     if (i % 5 == 4)
-        return CAIRN_BACKEND_PWRITEV;
+        return WT_PLAIN;
     if (i % 3 == 1)
-        return CAIRN_BACKEND_IO_URING;
+        return WT_RING;
     return CAIRN_BACKEND_AUTO;
 }
 
@@ -88,7 +88,7 @@ static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed)
 {
     cairn_io_options options = {.flags = 0, .ring_entries = ring_entries, .reserved = 0};
     CHECK_OK(cairn_io_configure(&options, &test_last_os_error));
-    wt_backend(CAIRN_BACKEND_IO_URING, 0);
+    wt_backend(WT_BACKEND, WT_SETUP_ERROR);
 
     char name[64];
     snprintf(name, sizeof name, "shared-%d.dat", ring_entries);
@@ -156,7 +156,7 @@ static void *race(void *arg)
         int64_t page = (int64_t)(test_next_random(&rng) % RACE_PAGES);
         const char *data = g_pool + (test_next_random(&rng) % POOL_PAGES) * WT_PAGE;
         cairn_write_op op = {data, page * WT_PAGE, WT_PAGE};
-        int32_t mode = i % 4 == 0 ? CAIRN_BACKEND_IO_URING : CAIRN_BACKEND_AUTO;
+        int32_t mode = i % 4 == 0 ? WT_RING : CAIRN_BACKEND_AUTO;
         CHECK(cairn_write_gather(r->file, &op, 1, mode, &os_error) == CAIRN_OK);
         memcpy(r->image + op.offset, data, WT_PAGE);
     }

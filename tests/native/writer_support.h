@@ -8,11 +8,36 @@
 #include "support.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* The writer's backends as this build has them: WT_RING writes through the writer's own backend
+ * (io_uring where the build has it), WT_PLAIN on the calling thread; WT_BACKEND and WT_SETUP_ERROR
+ * are what cairn_io_backend reports. A build without liburing (the arm64 one) asks for a ring, is
+ * told ENOSYS and uses pwritev; Windows has its one WIN32 backend. So one test checks all three. */
+#if defined(_WIN32)
+#define WT_HAS_URING 0
+#define WT_RING CAIRN_BACKEND_AUTO
+#define WT_PLAIN CAIRN_BACKEND_WIN32
+#define WT_BACKEND CAIRN_BACKEND_WIN32
+#define WT_SETUP_ERROR 0
+#elif defined(CAIRN_NO_URING)
+#define WT_HAS_URING 0
+#define WT_RING CAIRN_BACKEND_AUTO
+#define WT_PLAIN CAIRN_BACKEND_PWRITEV
+#define WT_BACKEND CAIRN_BACKEND_PWRITEV
+#define WT_SETUP_ERROR ENOSYS
+#else
+#define WT_HAS_URING 1
+#define WT_RING CAIRN_BACKEND_IO_URING
+#define WT_PLAIN CAIRN_BACKEND_PWRITEV
+#define WT_BACKEND CAIRN_BACKEND_IO_URING
+#define WT_SETUP_ERROR 0
+#endif
 
 #define WT_PAGE 8192
 #define WT_IOV_MAX 1024
@@ -149,6 +174,13 @@ static inline pid_t wt_worker_tid(void)
     }
     closedir(d);
     return found;
+}
+
+/* Whether the io_uring worker thread is running, checked against whether it should (a build
+ * without io_uring never has one). */
+static inline void wt_check_ring_worker(int expected)
+{
+    CHECK((wt_worker_tid() != 0) == (expected && WT_HAS_URING));
 }
 
 static inline void wt_backend(int32_t expected_backend, int32_t expected_setup_error)

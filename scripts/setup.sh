@@ -8,7 +8,7 @@
 set -euo pipefail
 
 packages=(cmake make gcc libc6-dev liburing-dev gcc-mingw-w64-x86-64 e2fsprogs mount binutils libxxhash0 liblmdb0
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user wine wine64)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

@@ -18,6 +18,6 @@ foreach(name ${cairn_arm64_tests})
     -P ${CMAKE_CURRENT_LIST_DIR}/cross/cross_step.cmake)
   set_tests_properties(arm64_run_${name} PROPERTIES
     FIXTURES_REQUIRED cairn_arm64
-    ENVIRONMENT "CAIRN_TEST_DIR=${CMAKE_SOURCE_DIR}/.scratch/native-tests-arm64"
+    ENVIRONMENT "CAIRN_TEST_DIR=${CMAKE_SOURCE_DIR}/.scratch/native-tests-arm64;CAIRN_TEST_OTHER_FS_DIR=${CAIRN_NATIVE_OTHER_FS_DIR}-arm64"
     TIMEOUT 300)
 endforeach()

@@ -6,12 +6,14 @@
 #endif
 #include "support.h"
 
+#include <string.h>
+#ifndef _WIN32
 #include <fcntl.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
-#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#endif
 
 #define KIB 1024
 #define MIB (1024 * 1024)
@@ -35,7 +37,14 @@ static int64_t journal_size(cairn_file *f)
 }
 
 /* The point of pre-zeroing: every block of the journal is allocated and written, so no extent is
- * a hole or still "unwritten" (which each O_DSYNC commit would otherwise have to convert). */
+ * a hole or still "unwritten" (which each O_DSYNC commit would otherwise have to convert). Windows
+ * does not show its valid data length, so there the check is that every byte has space. */
+#ifdef _WIN32
+static void check_fully_written(const char *path, int64_t size)
+{
+    CHECK(test_allocated_bytes(path) >= size);
+}
+#else
 static void check_fully_written(const char *path, int64_t size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -59,6 +68,7 @@ static void check_fully_written(const char *path, int64_t size)
     free(map);
     close(fd);
 }
+#endif
 
 static void check_contents(cairn_file *f, const char *expected, int64_t size)
 {
@@ -67,7 +77,7 @@ static void check_contents(cairn_file *f, const char *expected, int64_t size)
     CHECK_OK(cairn_file_read(f, back, size, 0, &got, &test_last_os_error));
     CHECK(got == size);
     CHECK(memcmp(back, expected, (size_t)size) == 0);
-    free(back);
+    test_free_aligned(back);
 }
 
 /* Writes a few aligned records (single and vectored) and keeps `model` in step. */
@@ -128,7 +138,7 @@ static void test_round_trip(const char *dir)
     check_fully_written(path, 12 * MIB);
     CHECK_OK(cairn_file_close(f, &test_last_os_error));
 
-    free(pattern);
+    test_free_aligned(pattern);
     free(model);
     free(path);
 }
@@ -143,7 +153,7 @@ static void test_arguments(const char *dir)
     CHECK(cairn_journal_open(path, -4096, &f, &eff, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(cairn_journal_open(path, 4096, NULL, &eff, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(cairn_journal_open(path, 4096, &f, NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
-    CHECK(access(path, F_OK) != 0); /* rejected before anything was created */
+    CHECK(!test_exists(path)); /* rejected before anything was created */
 
     char *missing = test_join(dir, "no-such-dir/journal");
     CHECK(cairn_journal_open(missing, 4096, &f, &eff, &test_last_os_error) == CAIRN_E_NOT_FOUND);

@@ -10,9 +10,9 @@
 #endif
 #include "writer_support.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
+#ifndef _WIN32
 #include <time.h>
+#endif
 
 #define THREADS 12
 #define BATCHES 24
@@ -25,7 +25,7 @@ static char *g_shared_image;
 static cairn_file *g_shared;
 
 struct submitter {
-    pthread_t thread;
+    test_thread *thread;
     int index;
     uint64_t seed;
     char *path;
@@ -112,9 +112,9 @@ static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed)
     }
     int fds_before = test_count_open_fds();
     for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_create(&s[t].thread, NULL, submit, &s[t]) == 0);
+        s[t].thread = test_thread_start(submit, &s[t]);
     for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_join(s[t].thread, NULL) == 0);
+        test_thread_join(s[t].thread);
     CHECK(test_count_open_fds() == fds_before);
 
     int64_t shared_end = 0;
@@ -140,7 +140,7 @@ static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed)
 #define RACE_PAGES 32
 
 struct racer {
-    pthread_t thread;
+    test_thread *thread;
     uint64_t seed;
     char *path;
     cairn_file *file;
@@ -180,7 +180,7 @@ static void run_restart_race(const char *dir)
         memcpy(r[t].image + last.offset, g_pool, WT_PAGE);
     }
     for (int t = 0; t < RACE_THREADS; t++)
-        CHECK(pthread_create(&r[t].thread, NULL, race, &r[t]) == 0);
+        r[t].thread = test_thread_start(race, &r[t]);
     int configured = 0;
     for (int i = 0; i < 60; i++) {
         CHECK_OK(cairn_io_shutdown(&test_last_os_error));
@@ -189,11 +189,15 @@ static void run_restart_race(const char *dir)
         /* Refused when a writer has already restarted the writer since the shutdown. */
         CHECK(status == CAIRN_OK || status == CAIRN_E_INVALID_ARGUMENT);
         configured += status == CAIRN_OK;
+#ifdef _WIN32
+        Sleep(1);
+#else
         struct timespec pause = {.tv_sec = 0, .tv_nsec = 300000};
         nanosleep(&pause, NULL);
+#endif
     }
     for (int t = 0; t < RACE_THREADS; t++)
-        CHECK(pthread_join(r[t].thread, NULL) == 0);
+        test_thread_join(r[t].thread);
     for (int t = 0; t < RACE_THREADS; t++) {
         test_check_file(r[t].path, r[t].image, RACE_PAGES * WT_PAGE);
         test_close(r[t].file);
@@ -215,7 +219,7 @@ int main(void)
     run_phase(dir, 0, 2);  /* default: 256 */
     run_restart_race(dir);
 
-    free(g_pool);
+    test_free_aligned(g_pool);
     test_remove_dir(dir);
     free(dir);
     printf("test_writer_concurrency: ok\n");

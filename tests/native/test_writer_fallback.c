@@ -191,7 +191,7 @@ int main(void)
     test_close(f);
     free(path);
     free(g_image);
-    free(g_pool);
+    test_free_aligned(g_pool);
     test_remove_dir(dir);
     free(dir);
     printf("test_writer_fallback: ok\n");

@@ -59,7 +59,13 @@ char *test_make_dir_in(const char *root, const char *name)
 #else
     int pid = (int)getpid();
 #endif
-    CHECK(snprintf(path, 4096, "%s%c%s-%d-%d", root_copy, SEPARATOR, name, pid, counter++) < 4096);
+    /* A failed test leaves its directory behind for a look, and wine hands out the same small process
+     * ids on every run: a name that is taken is skipped, not an error. */
+    for (;;) {
+        CHECK(snprintf(path, 4096, "%s%c%s-%d-%d", root_copy, SEPARATOR, name, pid, counter++) < 4096);
+        if (!test_exists(path))
+            break;
+    }
     test_mkdir(path);
     return path;
 }

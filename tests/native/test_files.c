@@ -293,6 +293,9 @@ static void test_lock(const char *dir)
     CHECK_OK(cairn_file_lock(first, &test_last_os_error));
     CHECK(cairn_file_lock(second, &test_last_os_error) == CAIRN_E_LOCKED);
     CHECK(test_last_os_error == TEST_ERROR_LOCKED);
+    /* The holder asking again is not "someone else": it still has the lock, as flock(2) says. */
+    CHECK_OK(cairn_file_lock(first, &test_last_os_error));
+    CHECK(cairn_file_lock(second, &test_last_os_error) == CAIRN_E_LOCKED);
     CHECK_OK(cairn_file_close(first, &test_last_os_error)); /* closing releases the lock */
     CHECK_OK(cairn_file_lock(second, &test_last_os_error));
     CHECK_OK(cairn_file_close(second, &test_last_os_error));

@@ -285,22 +285,38 @@ static void test_write_validation(const char *dir)
     free(path);
 }
 
-static void test_lock(const char *dir)
+static char *g_lock_block; /* one aligned block, written through the handle without the lock */
+
+/* `first_flags`/`second_flags`: how the two handles are opened; a direct handle is an overlapped
+ * one on Windows, where the lock calls wait on an event of their own. */
+static void test_lock_between(const char *dir, const char *name, int32_t first_flags, int32_t second_flags)
 {
-    char *path = test_join(dir, "lock");
-    cairn_file *first = open_file(path, CAIRN_OPEN_CREATE);
-    cairn_file *second = open_file(path, 0);
+    char *path = test_join(dir, name);
+    cairn_file *first = open_file(path, CAIRN_OPEN_CREATE | first_flags);
+    cairn_file *second = open_file(path, second_flags);
     CHECK_OK(cairn_file_lock(first, &test_last_os_error));
     CHECK(cairn_file_lock(second, &test_last_os_error) == CAIRN_E_LOCKED);
     CHECK(test_last_os_error == TEST_ERROR_LOCKED);
     /* The holder asking again is not "someone else": it still has the lock, as flock(2) says. */
     CHECK_OK(cairn_file_lock(first, &test_last_os_error));
     CHECK(cairn_file_lock(second, &test_last_os_error) == CAIRN_E_LOCKED);
+    /* The lock keeps no one from the bytes: the other handle still writes and reads. */
+    cairn_buffer block = {g_lock_block, 4096};
+    CHECK_OK(cairn_file_write(second, &block, 1, 0, &test_last_os_error));
     CHECK_OK(cairn_file_close(first, &test_last_os_error)); /* closing releases the lock */
     CHECK_OK(cairn_file_lock(second, &test_last_os_error));
     CHECK_OK(cairn_file_close(second, &test_last_os_error));
-    CHECK(cairn_file_lock(NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     free(path);
+}
+
+static void test_lock(const char *dir)
+{
+    g_lock_block = test_aligned_pattern(4096, 21);
+    test_lock_between(dir, "lock", 0, 0);
+    test_lock_between(dir, "lock-direct", CAIRN_OPEN_DIRECT, 0);
+    test_lock_between(dir, "lock-direct-both", CAIRN_OPEN_DIRECT, CAIRN_OPEN_DIRECT);
+    CHECK(cairn_file_lock(NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    test_free_aligned(g_lock_block);
 }
 
 /* Another process holds a copy of the locked descriptor (a forked child shares the open file

@@ -84,16 +84,18 @@ static void *submit(void *arg)
     return NULL;
 }
 
-static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed)
+/* `shared_flags`: how the shared file is opened. A direct one is, on Windows, an overlapped handle
+ * that every thread has I/O in flight on at once, each call waiting on an event of its own. */
+static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed, int32_t shared_flags)
 {
     cairn_io_options options = {.flags = 0, .ring_entries = ring_entries, .reserved = 0};
     CHECK_OK(cairn_io_configure(&options, &test_last_os_error));
     wt_backend(WT_BACKEND, WT_SETUP_ERROR);
 
     char name[64];
-    snprintf(name, sizeof name, "shared-%d.dat", ring_entries);
+    snprintf(name, sizeof name, "shared-%d.dat", (int)seed);
     char *shared_path = test_join(dir, name);
-    g_shared = test_open(shared_path, CAIRN_OPEN_CREATE, NULL);
+    g_shared = test_open(shared_path, CAIRN_OPEN_CREATE | shared_flags, NULL);
     g_shared_image = calloc(THREADS * REGION_PAGES, WT_PAGE);
     CHECK(g_shared_image != NULL);
 
@@ -104,7 +106,7 @@ static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed)
         memset(&s[t], 0, sizeof s[t]);
         s[t].index = t;
         s[t].seed = seed * 1000 + (uint64_t)t;
-        snprintf(name, sizeof name, "own-%d-%d.dat", ring_entries, t);
+        snprintf(name, sizeof name, "own-%d-%d.dat", (int)seed, t);
         s[t].path = test_join(dir, name);
         s[t].file = test_open(s[t].path, CAIRN_OPEN_CREATE, NULL);
         s[t].image = calloc(REGION_PAGES, WT_PAGE);
@@ -215,8 +217,9 @@ int main(void)
     char *dir = test_make_dir("writer-concurrency");
     g_pool = test_aligned_pattern((size_t)POOL_PAGES * WT_PAGE, 17);
 
-    run_phase(dir, 4, 1);  /* tiny ring: 1 slot for the wake-up read, 3 for writes */
-    run_phase(dir, 0, 2);  /* default: 256 */
+    run_phase(dir, 4, 1, 0);                 /* tiny ring: 1 slot for the wake-up read, 3 for writes */
+    run_phase(dir, 0, 2, 0);                 /* default: 256 */
+    run_phase(dir, 0, 3, CAIRN_OPEN_DIRECT); /* the shared file direct */
     run_restart_race(dir);
 
     test_free_aligned(g_pool);

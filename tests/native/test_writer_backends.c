@@ -238,9 +238,15 @@ int main(void)
     char *dir = test_make_dir("writer-backends");
     g_pool = test_aligned_pattern((size_t)POOL_PAGES * WT_PAGE, 7);
 
-    /* io_uring works on this machine, so that is what the writer must have chosen. */
+    /* io_uring works on this machine, so that is what the writer must have chosen (pwritev in a build
+     * without io_uring, WIN32 on Windows). */
     wt_backend(WT_BACKEND, WT_SETUP_ERROR);
     wt_check_ring_worker(1);
+    /* Configuration is for a writer that has not started, on every platform. */
+    cairn_io_options defaults = {0};
+    cairn_io_options unknown_flag = {.flags = 0x80, .ring_entries = 0, .reserved = 0};
+    CHECK(cairn_io_configure(&defaults, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_io_configure(NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
 
     test_backends_identical(dir);
     test_merge_boundaries(dir);
@@ -249,6 +255,8 @@ int main(void)
 
     CHECK_OK(cairn_io_shutdown(&test_last_os_error));
     wt_check_ring_worker(0);
+    CHECK(cairn_io_configure(&unknown_flag, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK_OK(cairn_io_configure(&defaults, &test_last_os_error)); /* stopped: accepted again */
     test_free_aligned(g_pool);
     test_remove_dir(dir);
     free(dir);

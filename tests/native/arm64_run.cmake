@@ -20,4 +20,7 @@ foreach(name ${cairn_arm64_tests})
     FIXTURES_REQUIRED cairn_arm64
     ENVIRONMENT "CAIRN_TEST_DIR=${CMAKE_SOURCE_DIR}/.scratch/native-tests-arm64;CAIRN_TEST_OTHER_FS_DIR=${CAIRN_NATIVE_OTHER_FS_DIR}-arm64"
     TIMEOUT 300)
+  if(name STREQUAL "test_disk_full")
+    set_tests_properties(arm64_run_${name} PROPERTIES RESOURCE_LOCK cairn_mounts)
+  endif()
 endforeach()

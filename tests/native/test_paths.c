@@ -283,6 +283,19 @@ static void test_long_and_unicode_names(const char *dir)
         free(path);
     }
 
+#ifdef _WIN32
+    /* Paths are UTF-8: bytes that are not must fail, not become U+FFFD and name some other file.
+     * (On POSIX a name is bytes, and these are a valid one.) */
+    char *invalid = test_join(dir, "bad-\xff\xfe");
+    cairn_file *none = NULL;
+    int32_t effective = 0;
+    CHECK(cairn_file_open(invalid, CAIRN_OPEN_CREATE, &none, &effective, &test_last_os_error) ==
+          CAIRN_E_INVALID_ARGUMENT);
+    CHECK(test_last_os_error == ERROR_NO_UNICODE_TRANSLATION);
+    CHECK(cairn_delete_file(invalid, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    free(invalid);
+#endif
+
     /* A directory whose own path is past MAX_PATH: what the library asks of a directory (sync,
      * file system information and its direct I/O probe, the parent of a new link) works there too. */
     char *deep = test_join(dir, component);

@@ -31,6 +31,9 @@ foreach(name ${cairn_win_tests})
     FIXTURES_REQUIRED cairn_win
     ENVIRONMENT "CAIRN_TEST_DIR=${cairn_win_test_dir};CAIRN_TEST_OTHER_FS_DIR=${cairn_win_other_fs_dir}"
     TIMEOUT 300)
+  if(name STREQUAL "test_disk_full")
+    set_tests_properties(win_run_${name} PROPERTIES RESOURCE_LOCK cairn_mounts)
+  endif()
 endforeach()
 add_test(NAME win_stop COMMAND ${cairn_win_step} -DACTION=stop -P ${CMAKE_CURRENT_LIST_DIR}/cross/cross_step.cmake)
 set_tests_properties(win_stop PROPERTIES FIXTURES_CLEANUP cairn_win TIMEOUT 60)

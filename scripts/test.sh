@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what is missing, then runs every test: the native tests (ctest, once as built and once
-# under AddressSanitizer+UBSan, which includes the mingw-w64 compile of the Windows layer) and the
-# xunit tests. Scratch data goes to .scratch/ (ignored by git, on the real disk).
+# Installs what is missing, then runs every test: the native tests (ctest, once as built, which also
+# builds them for Windows and linux-arm64 and runs them under wine and qemu-user, and once under
+# AddressSanitizer+UBSan; both include the mingw-w64 compile of the Windows layer) and the xunit
+# tests. Scratch data goes to .scratch/ (ignored by git, on the real disk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)

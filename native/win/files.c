@@ -133,9 +133,11 @@ CAIRN_EXPORT int32_t cairn_file_open(const char *path, int32_t flags, cairn_file
 }
 
 /* The system drops a closed handle's locks only "eventually"; unlocking first lets the next
- * opener take the lock at once. A handle that holds no lock just gets ERROR_NOT_LOCKED. */
+ * opener take the lock at once. */
 static void release_lock(struct cairn_file *file)
 {
+    if (!InterlockedCompareExchange(&file->locked, 0, 0))
+        return;
     cairn_win_io io;
     if (cairn_win_io_begin(&io, file, LOCK_OFFSET) != 0)
         return;
@@ -186,10 +188,15 @@ CAIRN_EXPORT int32_t cairn_file_prefetch(cairn_file *file, int64_t offset, int64
     return cairn_ok(os_error);
 }
 
+/* Byte-range locks do not nest: a second LockFileEx through the handle that holds the range fails
+ * with ERROR_LOCK_VIOLATION as if someone else held it. flock(2) lets the holder ask again, and the
+ * header promises CAIRN_E_LOCKED only for another holder, so the handle remembers its lock. */
 CAIRN_EXPORT int32_t cairn_file_lock(cairn_file *file, int32_t *os_error)
 {
     if (file == NULL)
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
+    if (InterlockedCompareExchange(&file->locked, 0, 0))
+        return cairn_ok(os_error);
     cairn_win_io io;
     DWORD error = cairn_win_io_begin(&io, file, LOCK_OFFSET);
     if (error != 0)
@@ -199,6 +206,10 @@ CAIRN_EXPORT int32_t cairn_file_lock(cairn_file *file, int32_t *os_error)
     DWORD ignored = 0;
     error = cairn_win_io_wait(&io, issued, &ignored);
     cairn_win_io_end(&io);
+    if (error == 0)
+        InterlockedExchange(&file->locked, 1);
+    else if (error == ERROR_LOCK_VIOLATION && InterlockedCompareExchange(&file->locked, 0, 0))
+        error = 0; /* another thread took it through this same handle meanwhile */
     /* ERROR_LOCK_VIOLATION, classified as CAIRN_E_LOCKED, when another handle holds it. */
     return error != 0 ? cairn_win_fail(error, os_error) : cairn_ok(os_error);
 }

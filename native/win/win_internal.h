@@ -29,6 +29,7 @@ struct cairn_file {
     int32_t flags;
     char *path;                 /* owned UTF-8 copy, for fault filters and diagnostics */
     volatile LONG io_priority;  /* PRIORITY_HINT the writer last set + 1; 0 = never set */
+    volatile LONG locked;       /* 1 once cairn_file_lock took the lock through this handle */
 };
 
 /* Per-call byte cap: ReadFile/WriteFile take DWORD lengths, and a multiple of

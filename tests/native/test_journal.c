@@ -6,12 +6,14 @@
 #endif
 #include "support.h"
 
+#include <string.h>
+#ifndef _WIN32
 #include <fcntl.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
-#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#endif
 
 #define KIB 1024
 #define MIB (1024 * 1024)
@@ -35,7 +37,14 @@ static int64_t journal_size(cairn_file *f)
 }
 
 /* The point of pre-zeroing: every block of the journal is allocated and written, so no extent is
- * a hole or still "unwritten" (which each O_DSYNC commit would otherwise have to convert). */
+ * a hole or still "unwritten" (which each O_DSYNC commit would otherwise have to convert). Windows
+ * does not show its valid data length, so there the check is that every byte has space. */
+#ifdef _WIN32
+static void check_fully_written(const char *path, int64_t size)
+{
+    CHECK(test_allocated_bytes(path) >= size);
+}
+#else
 static void check_fully_written(const char *path, int64_t size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -59,6 +68,7 @@ static void check_fully_written(const char *path, int64_t size)
     free(map);
     close(fd);
 }
+#endif
 
 static void check_contents(cairn_file *f, const char *expected, int64_t size)
 {
@@ -67,7 +77,7 @@ static void check_contents(cairn_file *f, const char *expected, int64_t size)
     CHECK_OK(cairn_file_read(f, back, size, 0, &got, &test_last_os_error));
     CHECK(got == size);
     CHECK(memcmp(back, expected, (size_t)size) == 0);
-    free(back);
+    test_free_aligned(back);
 }
 
 /* Writes a few aligned records (single and vectored) and keeps `model` in step. */
@@ -77,12 +87,16 @@ static void write_records(cairn_file *f, char *model, const char *pattern)
     CHECK_OK(cairn_file_write(f, &one, 1, 0, &test_last_os_error));
     memcpy(model, pattern, 4 * KIB);
 
+    /* Entries from three places in memory go out as one vectored write: pwritev, and on Windows
+     * WriteFileGather, which the direct, write-through journal handle allows. */
     cairn_buffer three[3] = {
         {pattern + 64 * KIB, 4 * KIB},
         {pattern + 256 * KIB, 8 * KIB},
         {pattern + 512 * KIB, 16 * KIB},
     };
+    int64_t before = test_write_calls();
     CHECK_OK(cairn_file_write(f, three, 3, 64 * KIB, &test_last_os_error));
+    CHECK(test_write_calls() - before == 1);
     memcpy(model + 64 * KIB, pattern + 64 * KIB, 4 * KIB);
     memcpy(model + 68 * KIB, pattern + 256 * KIB, 8 * KIB);
     memcpy(model + 76 * KIB, pattern + 512 * KIB, 16 * KIB);
@@ -128,7 +142,7 @@ static void test_round_trip(const char *dir)
     check_fully_written(path, 12 * MIB);
     CHECK_OK(cairn_file_close(f, &test_last_os_error));
 
-    free(pattern);
+    test_free_aligned(pattern);
     free(model);
     free(path);
 }
@@ -143,7 +157,7 @@ static void test_arguments(const char *dir)
     CHECK(cairn_journal_open(path, -4096, &f, &eff, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(cairn_journal_open(path, 4096, NULL, &eff, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
     CHECK(cairn_journal_open(path, 4096, &f, NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
-    CHECK(access(path, F_OK) != 0); /* rejected before anything was created */
+    CHECK(!test_exists(path)); /* rejected before anything was created */
 
     char *missing = test_join(dir, "no-such-dir/journal");
     CHECK(cairn_journal_open(missing, 4096, &f, &eff, &test_last_os_error) == CAIRN_E_NOT_FOUND);

@@ -10,9 +10,9 @@
 #endif
 #include "writer_support.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
+#ifndef _WIN32
 #include <time.h>
+#endif
 
 #define THREADS 12
 #define BATCHES 24
@@ -25,7 +25,7 @@ static char *g_shared_image;
 static cairn_file *g_shared;
 
 struct submitter {
-    pthread_t thread;
+    test_thread *thread;
     int index;
     uint64_t seed;
     char *path;
@@ -38,9 +38,9 @@ struct submitter {
 static int32_t pick_mode(int i)
 {
     if (i % 5 == 4)
-        return CAIRN_BACKEND_PWRITEV;
+        return WT_PLAIN;
     if (i % 3 == 1)
-        return CAIRN_BACKEND_IO_URING;
+        return WT_RING;
     return CAIRN_BACKEND_AUTO;
 }
 
@@ -84,16 +84,18 @@ static void *submit(void *arg)
     return NULL;
 }
 
-static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed)
+/* `shared_flags`: how the shared file is opened. A direct one is, on Windows, an overlapped handle
+ * that every thread has I/O in flight on at once, each call waiting on an event of its own. */
+static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed, int32_t shared_flags)
 {
     cairn_io_options options = {.flags = 0, .ring_entries = ring_entries, .reserved = 0};
     CHECK_OK(cairn_io_configure(&options, &test_last_os_error));
-    wt_backend(CAIRN_BACKEND_IO_URING, 0);
+    wt_backend(WT_BACKEND, WT_SETUP_ERROR);
 
     char name[64];
-    snprintf(name, sizeof name, "shared-%d.dat", ring_entries);
+    snprintf(name, sizeof name, "shared-%d.dat", (int)seed);
     char *shared_path = test_join(dir, name);
-    g_shared = test_open(shared_path, CAIRN_OPEN_CREATE, NULL);
+    g_shared = test_open(shared_path, CAIRN_OPEN_CREATE | shared_flags, NULL);
     g_shared_image = calloc(THREADS * REGION_PAGES, WT_PAGE);
     CHECK(g_shared_image != NULL);
 
@@ -104,7 +106,7 @@ static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed)
         memset(&s[t], 0, sizeof s[t]);
         s[t].index = t;
         s[t].seed = seed * 1000 + (uint64_t)t;
-        snprintf(name, sizeof name, "own-%d-%d.dat", ring_entries, t);
+        snprintf(name, sizeof name, "own-%d-%d.dat", (int)seed, t);
         s[t].path = test_join(dir, name);
         s[t].file = test_open(s[t].path, CAIRN_OPEN_CREATE, NULL);
         s[t].image = calloc(REGION_PAGES, WT_PAGE);
@@ -112,9 +114,9 @@ static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed)
     }
     int fds_before = test_count_open_fds();
     for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_create(&s[t].thread, NULL, submit, &s[t]) == 0);
+        s[t].thread = test_thread_start(submit, &s[t]);
     for (int t = 0; t < THREADS; t++)
-        CHECK(pthread_join(s[t].thread, NULL) == 0);
+        test_thread_join(s[t].thread);
     CHECK(test_count_open_fds() == fds_before);
 
     int64_t shared_end = 0;
@@ -140,7 +142,7 @@ static void run_phase(const char *dir, int32_t ring_entries, uint64_t seed)
 #define RACE_PAGES 32
 
 struct racer {
-    pthread_t thread;
+    test_thread *thread;
     uint64_t seed;
     char *path;
     cairn_file *file;
@@ -156,7 +158,7 @@ static void *race(void *arg)
         int64_t page = (int64_t)(test_next_random(&rng) % RACE_PAGES);
         const char *data = g_pool + (test_next_random(&rng) % POOL_PAGES) * WT_PAGE;
         cairn_write_op op = {data, page * WT_PAGE, WT_PAGE};
-        int32_t mode = i % 4 == 0 ? CAIRN_BACKEND_IO_URING : CAIRN_BACKEND_AUTO;
+        int32_t mode = i % 4 == 0 ? WT_RING : CAIRN_BACKEND_AUTO;
         CHECK(cairn_write_gather(r->file, &op, 1, mode, &os_error) == CAIRN_OK);
         memcpy(r->image + op.offset, data, WT_PAGE);
     }
@@ -180,7 +182,7 @@ static void run_restart_race(const char *dir)
         memcpy(r[t].image + last.offset, g_pool, WT_PAGE);
     }
     for (int t = 0; t < RACE_THREADS; t++)
-        CHECK(pthread_create(&r[t].thread, NULL, race, &r[t]) == 0);
+        r[t].thread = test_thread_start(race, &r[t]);
     int configured = 0;
     for (int i = 0; i < 60; i++) {
         CHECK_OK(cairn_io_shutdown(&test_last_os_error));
@@ -189,11 +191,15 @@ static void run_restart_race(const char *dir)
         /* Refused when a writer has already restarted the writer since the shutdown. */
         CHECK(status == CAIRN_OK || status == CAIRN_E_INVALID_ARGUMENT);
         configured += status == CAIRN_OK;
+#ifdef _WIN32
+        Sleep(1);
+#else
         struct timespec pause = {.tv_sec = 0, .tv_nsec = 300000};
         nanosleep(&pause, NULL);
+#endif
     }
     for (int t = 0; t < RACE_THREADS; t++)
-        CHECK(pthread_join(r[t].thread, NULL) == 0);
+        test_thread_join(r[t].thread);
     for (int t = 0; t < RACE_THREADS; t++) {
         test_check_file(r[t].path, r[t].image, RACE_PAGES * WT_PAGE);
         test_close(r[t].file);
@@ -211,11 +217,12 @@ int main(void)
     char *dir = test_make_dir("writer-concurrency");
     g_pool = test_aligned_pattern((size_t)POOL_PAGES * WT_PAGE, 17);
 
-    run_phase(dir, 4, 1);  /* tiny ring: 1 slot for the wake-up read, 3 for writes */
-    run_phase(dir, 0, 2);  /* default: 256 */
+    run_phase(dir, 4, 1, 0);                 /* tiny ring: 1 slot for the wake-up read, 3 for writes */
+    run_phase(dir, 0, 2, 0);                 /* default: 256 */
+    run_phase(dir, 0, 3, CAIRN_OPEN_DIRECT); /* the shared file direct */
     run_restart_race(dir);
 
-    free(g_pool);
+    test_free_aligned(g_pool);
     test_remove_dir(dir);
     free(dir);
     printf("test_writer_concurrency: ok\n");

@@ -90,7 +90,7 @@ int main(void)
     CHECK(io_priority(tid) != WT_IOPRIO_BE_7);
 
     CHECK_OK(cairn_io_shutdown(&test_last_os_error));
-    free(g_pool);
+    test_free_aligned(g_pool);
     test_remove_dir(dir);
     free(dir);
     printf("test_writer_priority: ok\n");

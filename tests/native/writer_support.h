@@ -1,18 +1,50 @@
 /* Helpers shared by the data-file writer tests (test_writer_*.c): random page batches with an
- * in-memory expected image, checking a file against one, and a look at the worker thread through
- * /proc.
+ * in-memory expected image, checking a file against one, the writes a batch should take, and a look
+ * at the worker thread through /proc.
  * Header-only (static inline, so executables that use part of it do not warn). */
 #ifndef CAIRN_TEST_WRITER_SUPPORT_H
 #define CAIRN_TEST_WRITER_SUPPORT_H
 
 #include "support.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <dirent.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#endif
+
+/* The writer's backends as this build has them: WT_RING writes through the writer's own backend
+ * (io_uring where the build has it), WT_PLAIN on the calling thread; WT_BACKEND and WT_SETUP_ERROR
+ * are what cairn_io_backend reports. A build without liburing (the arm64 one) asks for a ring, is
+ * told ENOSYS and uses pwritev; Windows has its one WIN32 backend. So one test checks all three. */
+#if defined(_WIN32)
+#define WT_HAS_URING 0
+#define WT_RING CAIRN_BACKEND_AUTO
+#define WT_PLAIN CAIRN_BACKEND_WIN32
+#define WT_BACKEND CAIRN_BACKEND_WIN32
+#define WT_SETUP_ERROR 0
+#elif defined(CAIRN_NO_URING)
+#define WT_HAS_URING 0
+#define WT_RING CAIRN_BACKEND_AUTO
+#define WT_PLAIN CAIRN_BACKEND_PWRITEV
+#define WT_BACKEND CAIRN_BACKEND_PWRITEV
+#define WT_SETUP_ERROR ENOSYS
+#else
+#define WT_HAS_URING 1
+#define WT_RING CAIRN_BACKEND_IO_URING
+#define WT_PLAIN CAIRN_BACKEND_PWRITEV
+#define WT_BACKEND CAIRN_BACKEND_IO_URING
+#define WT_SETUP_ERROR 0
+#endif
+/* A backend this platform does not have. */
+#ifdef _WIN32
+#define WT_FOREIGN CAIRN_BACKEND_PWRITEV
+#else
+#define WT_FOREIGN CAIRN_BACKEND_WIN32
+#endif
 
 #define WT_PAGE 8192
 #define WT_IOV_MAX 1024
@@ -109,6 +141,34 @@ static inline void wt_random_batch(struct wt_batch *b, uint64_t *rng, int64_t fi
     wt_batch_finish(b);
 }
 
+/* The write calls (cairn_test_write_calls) a batch should take on a handle, buffered or `direct`.
+ * POSIX: one vectored write per run of adjacent ops, split every IOV_MAX ops (b->items), either way.
+ * Windows: WriteFileGather needs the unbuffered handle, so a buffered one takes a WriteFile per op;
+ * a direct one takes runs of at most 256 ops (native/win/io_writer.c) as gathers of at most 512
+ * pages (2 MiB, native/win/io_win.c) each. */
+static inline int64_t wt_expected_writes(const struct wt_batch *b, int direct)
+{
+#ifdef _WIN32
+    if (!direct)
+        return b->count;
+    const int64_t run_ops = 256, gather_bytes = 512 * 4096;
+    int64_t writes = 0, run_bytes = 0, run = 0;
+    for (int32_t i = 0; i < b->count; i++) {
+        if (i > 0 && (b->ops[i].offset != b->ops[i - 1].offset + b->ops[i - 1].length || run == run_ops)) {
+            writes += (run_bytes + gather_bytes - 1) / gather_bytes;
+            run_bytes = 0;
+            run = 0;
+        }
+        run++;
+        run_bytes += b->ops[i].length;
+    }
+    return writes + (run_bytes + gather_bytes - 1) / gather_bytes;
+#else
+    (void)direct;
+    return b->items;
+#endif
+}
+
 /* Applies a batch to an expected image (which must be large enough). */
 static inline void wt_apply(const struct wt_batch *b, char *image)
 {
@@ -126,7 +186,13 @@ static inline void wt_check_batch(const char *path, const struct wt_batch *b)
     free(image);
 }
 
-/* Thread id of the io_uring worker ("cairn-io-ring"), or 0 if there is none. */
+/* Thread id of the io_uring worker ("cairn-io-ring"), or 0 if there is none (always, on Windows). */
+#ifdef _WIN32
+static inline long wt_worker_tid(void)
+{
+    return 0;
+}
+#else
 static inline pid_t wt_worker_tid(void)
 {
     DIR *d = opendir("/proc/self/task");
@@ -149,6 +215,14 @@ static inline pid_t wt_worker_tid(void)
     }
     closedir(d);
     return found;
+}
+#endif
+
+/* Whether the io_uring worker thread is running, checked against whether it should (a build
+ * without io_uring never has one). */
+static inline void wt_check_ring_worker(int expected)
+{
+    CHECK((wt_worker_tid() != 0) == (expected && WT_HAS_URING));
 }
 
 static inline void wt_backend(int32_t expected_backend, int32_t expected_setup_error)

@@ -15,6 +15,9 @@ public sealed record CrashWriterSettings
     public long? InitialJournalSize { get; init; }
     public long? MaxJournalSize { get; init; }
 
+    /// <summary>A journal group root's <see cref="StorageOptions.JournalGroupMaxWritesInFlight"/>.</summary>
+    public int? GroupWritesInFlight { get; init; }
+
     /// <summary>
     /// Set: the writer runs this many concurrent callers through the transaction merger
     /// (<see cref="StorageEnvironment.WriteAsync{TState, TResult}"/>), each operation one workload
@@ -58,6 +61,7 @@ public sealed record CrashWriterSettings
             MaxScratchBytes = MaxScratchBytes ?? defaults.MaxScratchBytes,
             InitialJournalSize = InitialJournalSize ?? defaults.InitialJournalSize,
             MaxJournalSize = MaxJournalSize ?? defaults.MaxJournalSize,
+            JournalGroupMaxWritesInFlight = GroupWritesInFlight ?? defaults.JournalGroupMaxWritesInFlight,
             // Waits end when what they wait for happens, however loaded the machine: the lock of a process
             // just killed (the kernel may hold it while it tears down the process' io_uring), and another
             // caller's write transaction (several callers share an environment).
@@ -96,6 +100,7 @@ public sealed record CrashWriterSettings
                 "--max-scratch" => settings with { MaxScratchBytes = value },
                 "--initial-journal" => settings with { InitialJournalSize = value },
                 "--max-journal" => settings with { MaxJournalSize = value },
+                "--group-writes-in-flight" => settings with { GroupWritesInFlight = checked((int)value) },
                 "--callers" => settings with { Callers = checked((int)value) },
                 "--large-values" => settings with { LargeValues = checked((int)value) },
                 _ => throw new ArgumentException($"unknown option {arguments[a]}"),
@@ -112,6 +117,7 @@ public sealed record CrashWriterSettings
         yield return ("--max-scratch", MaxScratchBytes);
         yield return ("--initial-journal", InitialJournalSize);
         yield return ("--max-journal", MaxJournalSize);
+        yield return ("--group-writes-in-flight", GroupWritesInFlight);
         yield return ("--callers", Callers);
         yield return ("--large-values", LargeValues);
     }

@@ -65,6 +65,8 @@ public sealed class SharedJournalCrashTests(ITestOutputHelper output)
         AsGroup,
     }
 
+    private static readonly int[] WritesInFlight = [1, 2, 4];
+
     [Fact]
     public async Task Every_transaction_acknowledged_by_a_root_or_its_branches_survives_SIGKILL()
     {
@@ -83,7 +85,9 @@ public sealed class SharedJournalCrashTests(ITestOutputHelper output)
             for (int cycle = 1; cycle <= cycles; cycle++)
             {
                 bool flushing = cycle % 2 == 0;
-                var settings = Choose(random, flushing ? Flushing : NotFlushing);
+                // The root sends 1, 2 or 4 shared writes at once: a kill may find several in flight.
+                var storage = (flushing ? Flushing : NotFlushing) with { GroupWritesInFlight = WritesInFlight[random.Next(WritesInFlight.Length)] };
+                var settings = Choose(random, storage);
                 var plan = KillPlan.Choose(random, lastCycle: cycle == cycles);
                 Reopen? reopen = plan.CheckAfterwards ? (Reopen)(stats.Checks % 3) : null;
                 try
@@ -94,6 +98,7 @@ public sealed class SharedJournalCrashTests(ITestOutputHelper output)
                 {
                     string writers = string.Join(" ", Enumerable.Range(0, Environments).Select(k => $"{Name(k)} {settings.Writers[k]}+{settings.Callers[k]}"));
                     throw new XunitException($"cycle {cycle} of {cycles} ({plan}{(flushing ? ", flushing often" : ", not flushing")}, " +
+                        $"{settings.Storage.GroupWritesInFlight} group writes in flight, " +
                         $"checked {reopen?.ToString() ?? "by the next writer"}; BeginWrite threads + merger callers: {writers}), seed {seed}: " +
                         $"{e.Message}{System.Environment.NewLine}{replay}", e);
                 }
@@ -135,7 +140,7 @@ public sealed class SharedJournalCrashTests(ITestOutputHelper output)
                 stats.RecordStartup(startup);
             outcome = await child.WaitForExitAsync(ExitTimeout);
         }
-        stats.RecordKill(outcome, plan, settings.Storage == Flushing, JournalNames(directory));
+        stats.RecordKill(outcome, plan, settings.Storage with { GroupWritesInFlight = null } == Flushing, JournalNames(directory));
         if (!outcome.WasKilledCleanly)
             throw new XunitException($"the writer did not run until the kill: {outcome}");
 

@@ -19,7 +19,7 @@ internal static unsafe class EqualRuns
     /// there is none. Only maximal runs count: the index is never inside a run that began at or
     /// after <paramref name="start"/>. Bytes at and after <paramref name="end"/> are never read.
     /// </summary>
-    // Optimized from its first call, as XxHash64.Hash is (a kernel run on every commit).
+    // A kernel run on every commit: optimized from its first call (tier-0 code is many times slower).
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static int Find(byte* a, byte* b, int start, int end, int minimum, bool runToEndCounts)
     {

@@ -69,7 +69,7 @@ internal struct JournalEntryHeader
             return;
         header->WrittenBy = writtenBy;
         header->OffsetInWrite = offsetInWrite;
-        header->HeaderChecksum = Hashing.XxHash64.Hash(entry, ChecksummedLength, unchecked((ulong)header->TransactionId));
+        header->HeaderChecksum = Hashing.Checksums.Compute(entry, ChecksummedLength, unchecked((ulong)header->TransactionId));
     }
 
     /// <summary>The whole entry's size for a payload of <paramref name="payloadSize"/> stored bytes.</summary>

@@ -35,7 +35,7 @@ internal sealed unsafe class JournalEntryReader : IDisposable
                 : JournalEntryValidation.Invalid(offset, JournalEntryProblem.BadMagic, JournalEntryHeader.MagicValue, header.Magic);
         }
         ulong seed = unchecked((ulong)header.TransactionId);
-        ulong computed = XxHash64.Hash(entry, JournalEntryHeader.ChecksummedLength, seed);
+        ulong computed = Checksums.Compute(entry, JournalEntryHeader.ChecksummedLength, seed);
         if (computed != header.HeaderChecksum)
             return JournalEntryValidation.Invalid(offset, JournalEntryProblem.HeaderChecksumMismatch, header.HeaderChecksum, computed);
         if (header.FormatVersion != JournalEntryHeader.CurrentFormatVersion)
@@ -57,7 +57,7 @@ internal sealed unsafe class JournalEntryReader : IDisposable
                 : (ulong)JournalEntryHeader.EntrySize(header.PayloadSize);
             return JournalEntryValidation.Invalid(offset, JournalEntryProblem.Truncated, header, needed, (ulong)available);
         }
-        computed = XxHash64.Hash(entry + JournalEntryHeader.Size, header.PayloadSize, seed);
+        computed = Checksums.Compute(entry + JournalEntryHeader.Size, header.PayloadSize, seed);
         if (computed != header.PayloadHash)
             return JournalEntryValidation.Invalid(offset, JournalEntryProblem.PayloadHashMismatch, header, header.PayloadHash, computed);
         return JournalEntryValidation.Valid(offset, header, JournalEntryHeader.EntrySize(header.PayloadSize));

@@ -158,10 +158,10 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
         header->PageCount = _records;
         header->UncompressedPayloadSize = uncompressed;
         header->PayloadSize = stored;
-        header->PayloadHash = XxHash64.Hash(entry + JournalEntryHeader.Size, stored, unchecked((ulong)_transactionId));
+        header->PayloadHash = Checksums.Compute(entry + JournalEntryHeader.Size, stored, unchecked((ulong)_transactionId));
         header->Root = root;
         header->Timestamp = timestampTicks;
-        header->HeaderChecksum = XxHash64.Hash(entry, JournalEntryHeader.ChecksummedLength, unchecked((ulong)_transactionId));
+        header->HeaderChecksum = Checksums.Compute(entry, JournalEntryHeader.ChecksummedLength, unchecked((ulong)_transactionId));
 
         LastEntry = new JournalEntryStats(_records, _pageBytes, _full, _diff, _newPage, uncompressed, stored, entrySize,
             flags == JournalEntryFlags.Compressed);

@@ -86,7 +86,7 @@ internal sealed class HeaderStore(DataFile file)
     {
         var bytes = MemoryMarshal.AsBytes(new ReadOnlySpan<FileHeader>(in header));
         fixed (byte* p = bytes)
-            return XxHash64.Hash(p, FileHeader.ChecksummedLength, FileHeader.MagicValue);
+            return Checksums.Compute(p, FileHeader.ChecksummedLength, FileHeader.MagicValue);
     }
 
     private FileHeader? Check(int slot, out string? problem)

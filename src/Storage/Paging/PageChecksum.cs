@@ -18,7 +18,7 @@ internal static unsafe class PageChecksum
         => checked((int)((PageHeader.Size + valueSize + StorageConstants.PageSize - 1) / StorageConstants.PageSize));
 
     public static ulong Compute(byte* page, long pageNumber, int runLength)
-        => XxHash64.Hash(page + PageHeader.ChecksummedFrom,
+        => Checksums.Compute(page + PageHeader.ChecksummedFrom,
             (long)runLength * StorageConstants.PageSize - PageHeader.ChecksummedFrom, unchecked((ulong)pageNumber));
 
     /// <summary>Stamps the page number and checksum of a page (run) about to leave scratch memory.</summary>

@@ -55,6 +55,20 @@ public class LayerTests
             $"{group} (layer {layer}) uses a higher layer or a sideways group: " + string.Join(", ", result.FailingTypeNames ?? []));
     }
 
+    /// <summary>
+    /// The checksum on disk is chosen in one place: only <c>Cairn.Hashing</c> (its <c>Checksums</c>) calls
+    /// System.IO.Hashing, so no caller can hash with another algorithm or seed convention by itself.
+    /// </summary>
+    [Fact]
+    public void Only_the_hashing_layer_uses_System_IO_Hashing()
+    {
+        var elsewhere = Types.InAssembly(s_engine).That().DoNotResideInNamespace("Cairn.Hashing")
+            .ShouldNot().HaveDependencyOn("System.IO.Hashing").GetResult();
+        Assert.True(elsewhere.IsSuccessful, "System.IO.Hashing is used outside Cairn.Hashing by " + string.Join(", ", elsewhere.FailingTypeNames ?? []));
+        // The rule sees the package at all: the one place that should use it does.
+        Assert.True(Types.InAssembly(s_engine).That().HaveName("Checksums").Should().HaveDependencyOn("System.IO.Hashing").GetResult().IsSuccessful);
+    }
+
     private static PredicateList Select(string group) => group switch
     {
         Contracts => Types.InAssembly(s_engine).That().ResideInNamespaceMatching("^Cairn$").And().MeetCustomRule(new IsContract()),

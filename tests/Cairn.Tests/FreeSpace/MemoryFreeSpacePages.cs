@@ -92,5 +92,5 @@ internal sealed unsafe class MemoryFreeSpacePages : IFreeSpacePages, IDisposable
         _committed.Clear();
     }
 
-    private static ulong Hash(byte* page) => XxHash64.Hash(page, PageSize, seed: 0);
+    private static ulong Hash(byte* page) => Checksums.Compute(page, PageSize, seed: 0);
 }

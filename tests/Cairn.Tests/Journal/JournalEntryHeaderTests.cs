@@ -126,14 +126,14 @@ public class JournalEntryHeaderTests
         Assert.Equal(1, BitConverter.ToInt32(entry, 40));
         long payload = BitConverter.ToInt64(entry, 56);
         Assert.Equal(payload, BitConverter.ToInt64(entry, 48));
-        Assert.Equal(Cairn.Hashing.XxHash64.Hash(entry.AsSpan(192, (int)payload), 0x1122334455667788), BitConverter.ToUInt64(entry, 64));
+        Assert.Equal(Cairn.Hashing.Checksums.Compute(entry.AsSpan(192, (int)payload), 0x1122334455667788), BitConverter.ToUInt64(entry, 64));
         Assert.Equal(99, BitConverter.ToInt64(entry, 72));
         Assert.Equal(2, BitConverter.ToInt64(entry, 80));
         Assert.Equal(JournalTestEntries.SampleRoot.RootPage, BitConverter.ToInt64(entry, 88));
         Assert.Equal(JournalTestEntries.SampleRoot.Depth, BitConverter.ToInt32(entry, 88 + 40));
         Assert.Equal(0x0102030405060708, BitConverter.ToInt64(entry, 136));
         Assert.True(entry.AsSpan(144, 40).IndexOfAnyExcept((byte)0) < 0);
-        Assert.Equal(Cairn.Hashing.XxHash64.Hash(entry.AsSpan(0, 184), 0x1122334455667788), BitConverter.ToUInt64(entry, 184));
+        Assert.Equal(Cairn.Hashing.Checksums.Compute(entry.AsSpan(0, 184), 0x1122334455667788), BitConverter.ToUInt64(entry, 184));
         Assert.Equal(4096, entry.Length);
         Assert.True(entry.AsSpan(192 + (int)payload).IndexOfAnyExcept((byte)0) < 0, "padding is zeros");
 

@@ -204,7 +204,7 @@ public unsafe class JournalReaderTests
         var copy = (byte[])entry.Clone();
         var header = MemoryMarshal.Read<JournalEntryHeader>(copy);
         edit(ref header);
-        header.HeaderChecksum = Cairn.Hashing.XxHash64.Hash(MemoryMarshal.AsBytes(new ReadOnlySpan<JournalEntryHeader>(in header))[..JournalEntryHeader.ChecksummedLength],
+        header.HeaderChecksum = Cairn.Hashing.Checksums.Compute(MemoryMarshal.AsBytes(new ReadOnlySpan<JournalEntryHeader>(in header))[..JournalEntryHeader.ChecksummedLength],
             unchecked((ulong)header.TransactionId));
         MemoryMarshal.Write(copy, in header);
         var validation = JournalTestEntries.Validate(copy);

@@ -164,7 +164,7 @@ internal static unsafe class JournalTestEntries
             PageCount = records,
             UncompressedPayloadSize = uncompressedSize < 0 ? payload.Length : uncompressedSize,
             PayloadSize = payload.Length,
-            PayloadHash = XxHash64.Hash(payload, unchecked((ulong)transactionId)),
+            PayloadHash = Checksums.Compute(payload, unchecked((ulong)transactionId)),
             Root = new RootRecord(nextPageNumber, 2, SampleRoot),
         };
         MemoryMarshal.Write(entry, in header);
@@ -178,9 +178,9 @@ internal static unsafe class JournalTestEntries
         var header = MemoryMarshal.Read<JournalEntryHeader>(entry);
         ulong seed = unchecked((ulong)header.TransactionId);
         long payloadSize = Math.Clamp(header.PayloadSize, 0, entry.Length - JournalEntryHeader.Size);
-        header.PayloadHash = XxHash64.Hash(entry.AsSpan(JournalEntryHeader.Size, (int)payloadSize), seed);
+        header.PayloadHash = Checksums.Compute(entry.AsSpan(JournalEntryHeader.Size, (int)payloadSize), seed);
         MemoryMarshal.Write(entry, in header);
-        header.HeaderChecksum = XxHash64.Hash(entry.AsSpan(0, JournalEntryHeader.ChecksummedLength), seed);
+        header.HeaderChecksum = Checksums.Compute(entry.AsSpan(0, JournalEntryHeader.ChecksummedLength), seed);
         MemoryMarshal.Write(entry, in header);
     }
 

@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using Cairn.Hashing;
 using Cairn.Tests.Support;
 using FsCheck;
@@ -5,7 +6,11 @@ using FsCheck.Fluent;
 
 namespace Cairn.Tests.Hashing;
 
-public unsafe class XxHash64Tests
+/// <summary>
+/// Pins the checksum Cairn writes (<see cref="Checksums"/>, System.IO.Hashing's XXH64) to the reference C
+/// library: a checksum that drifted from it would be a silent change of the on-disk format.
+/// </summary>
+public unsafe class ChecksumsTests
 {
     [Theory]
     [InlineData("", 0xEF46DB3751D8E999UL)]
@@ -14,9 +19,9 @@ public unsafe class XxHash64Tests
     public void Published_vectors_match(string text, ulong expected)
     {
         byte[] data = System.Text.Encoding.ASCII.GetBytes(text);
-        Assert.Equal(expected, XxHash64.Hash(data, seed: 0));
+        Assert.Equal(expected, Checksums.Compute(data, seed: 0));
         fixed (byte* pointer = data)
-            Assert.Equal(expected, XxHash64.Hash(pointer, data.Length, seed: 0));
+            Assert.Equal(expected, Checksums.Compute(pointer, data.Length, seed: 0));
     }
 
     /// <summary>The published vectors above come from documentation; this proves the oracle agrees with them.</summary>
@@ -25,7 +30,7 @@ public unsafe class XxHash64Tests
     [InlineData("a", 0xD24EC4F1A98C6E5BUL)]
     [InlineData("abc", 0x44BC2CF5AD770999UL)]
     public void Published_vectors_match_the_reference_library(string text, ulong expected)
-        => Assert.Equal(expected, ReferenceXxHash.Hash(System.Text.Encoding.ASCII.GetBytes(text), seed: 0));
+        => Assert.Equal(expected, Reference(System.Text.Encoding.ASCII.GetBytes(text), seed: 0));
 
     /// <summary>
     /// Every length up to 300 crosses each boundary of the algorithm (4-byte, 8-byte and 32-byte tails,
@@ -44,8 +49,7 @@ public unsafe class XxHash64Tests
                 random.NextBytes(buffer);
                 int start = random.Next(16);
                 ulong seed = sample switch { 0 => 0, 1 => ulong.MaxValue, _ => (ulong)random.NextInt64() ^ ((ulong)random.Next() << 63) };
-                var data = new ReadOnlySpan<byte>(buffer, start, length);
-                AssertSameAsReference(data, seed);
+                AssertSameAsReference(new ReadOnlySpan<byte>(buffer, start, length), seed);
                 checkedInputs++;
             }
         }
@@ -86,7 +90,51 @@ public unsafe class XxHash64Tests
     public void Matches_the_reference_for_arbitrary_inputs_and_seeds()
         => Check.One(
             Config.QuickThrowOnFailure.WithMaxTest(2000),
-            Prop.ForAll<byte[], ulong>((data, seed) => XxHash64.Hash(data, seed) == ReferenceXxHash.Hash(data, seed)));
+            Prop.ForAll<byte[], ulong>((data, seed) => Checksums.Compute(data, seed) == Reference(data, seed)));
+
+    /// <summary>
+    /// Inputs longer than a span go through the incremental API in pieces; small pieces here cross every
+    /// boundary of the algorithm at every offset, so the pieces give the one-shot (reference) result.
+    /// </summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(7)]
+    [InlineData(32)]
+    [InlineData(100)]
+    [InlineData(1024)]
+    public void Hashing_in_pieces_matches_the_reference(int chunkLength)
+    {
+        var random = new Random(chunkLength);
+        byte[] data = new byte[3000];
+        random.NextBytes(data);
+        fixed (byte* pointer = data)
+        {
+            for (int length = 0; length <= data.Length; length += 1 + length / 8)
+            {
+                ulong seed = (ulong)random.NextInt64();
+                Assert.Equal(Reference(data.AsSpan(0, length), seed), Checksums.ComputeInChunks(pointer, length, seed, chunkLength));
+            }
+        }
+    }
+
+    /// <summary>An input longer than any span (a journal payload over 2 GiB) is hashed whole, as the reference does.</summary>
+    [Fact]
+    public void An_input_over_2_GiB_is_hashed_whole()
+    {
+        long length = (long)int.MaxValue + 4097;
+        byte* data = (byte*)NativeMemory.Alloc((nuint)length);
+        try
+        {
+            for (long offset = 0; offset < length; offset += 1 << 20)
+                new Span<byte>(data + offset, (int)Math.Min(1 << 20, length - offset)).Fill((byte)(offset >> 20));
+            data[length - 1] = 0xA5;
+            Assert.Equal(Reference(data, length, 0x1234_5678_9ABC_DEF0), Checksums.Compute(data, length, 0x1234_5678_9ABC_DEF0));
+        }
+        finally
+        {
+            NativeMemory.Free(data);
+        }
+    }
 
     /// <summary>Measured in a test child of its own (<see cref="IsolatedAllocation"/>).</summary>
     [Fact]
@@ -99,9 +147,9 @@ public unsafe class XxHash64Tests
         void HashBoth()
         {
             for (int length = 0; length < 100; length++)
-                sink ^= XxHash64.Hash(data.AsSpan(0, length * 81), (ulong)length);
+                sink ^= Checksums.Compute(data.AsSpan(0, length * 81), (ulong)length);
             fixed (byte* pointer = data)
-                sink ^= XxHash64.Hash(pointer, data.Length, 7);
+                sink ^= Checksums.Compute(pointer, data.Length, 7);
         }
         HashBoth(); // warm up
         long allocated = SteadyStateAllocation.Measure(HashBoth);
@@ -111,13 +159,21 @@ public unsafe class XxHash64Tests
 
     [Fact]
     public void A_negative_length_is_refused()
-        => Assert.Throws<ArgumentOutOfRangeException>(() => XxHash64.Hash((byte*)0, -1, 0));
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => Checksums.Compute((byte*)0, -1, 0));
+        Assert.Throws<ArgumentOutOfRangeException>(() => Checksums.ComputeInChunks((byte*)0, -1, 0, 64));
+    }
+
+    /// <summary>What the reference library computes for the checksum Cairn writes.</summary>
+    private static ulong Reference(ReadOnlySpan<byte> data, ulong seed) => ReferenceXxHash.Xxh64(data, seed);
+
+    private static ulong Reference(byte* data, long length, ulong seed) => ReferenceXxHash.Xxh64(data, length, seed);
 
     private static void AssertSameAsReference(ReadOnlySpan<byte> data, ulong seed)
     {
-        ulong expected = ReferenceXxHash.Hash(data, seed);
-        Assert.Equal(expected, XxHash64.Hash(data, seed));
+        ulong expected = Reference(data, seed);
+        Assert.Equal(expected, Checksums.Compute(data, seed));
         fixed (byte* pointer = data)
-            Assert.Equal(expected, XxHash64.Hash(pointer, data.Length, seed));
+            Assert.Equal(expected, Checksums.Compute(pointer, data.Length, seed));
     }
 }

@@ -2,7 +2,8 @@
 # Installs what building and testing Cairn needs on a Debian-family machine that has the .NET SDK:
 # CMake and gcc for the native layer, liburing (linked statically), the mingw-w64 cross compiler
 # that checks the Windows code, e2fsprogs for the disk-full tests on a loop-mounted ext4 image,
-# libxxhash0 as the reference the XXH64 tests compare against, liblmdb0 as the benchmarks' LMDB peer;
+# libxxhash0 as the reference the checksum tests compare against (XXH3, and XXH64 of format version 1),
+# liblmdb0 as the benchmarks' LMDB peer;
 # and the cross toolchains and emulators that run the native tests for other platforms: the aarch64
 # cross gcc with qemu-user (linux-arm64), wine (Windows, with the mingw-w64 compiler above).
 set -euo pipefail

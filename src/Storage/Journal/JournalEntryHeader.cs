@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using Cairn.Hashing;
 using Cairn.Paging;
 
 namespace Cairn.Journal;
@@ -13,7 +14,8 @@ internal struct JournalEntryHeader
 {
     public const int Size = 192;
     public const ulong MagicValue = 0x31454A_4E52494143; // "CAIRNJE1" little-endian
-    public const int CurrentFormatVersion = 1;
+    /// <summary>Version 2: hashes are XXH3 (64-bit). Version 1 sealed them with XXH64 (<see cref="Checksums.ComputeFormatVersion1"/>).</summary>
+    public const int CurrentFormatVersion = 2;
 
     /// <summary>Entries start and end on this boundary (O_DIRECT writes).</summary>
     public const int Alignment = 4096;
@@ -34,7 +36,7 @@ internal struct JournalEntryHeader
     public long UncompressedPayloadSize;
     /// <summary>Bytes stored after the header.</summary>
     public long PayloadSize;
-    /// <summary>XXH64 of the stored payload bytes, seeded with <see cref="TransactionId"/>.</summary>
+    /// <summary>The checksum (<see cref="Checksums"/>) of the stored payload bytes, seeded with <see cref="TransactionId"/>.</summary>
     public ulong PayloadHash;
     /// <summary>The environment's state after this transaction: what recovery puts in the file header.</summary>
     public RootRecord Root;
@@ -55,7 +57,7 @@ internal struct JournalEntryHeader
     public long OffsetInWrite;
     public long Reserved3;
     public long Reserved4;
-    /// <summary>XXH64 of bytes [0, <see cref="ChecksummedLength"/>), seeded with <see cref="TransactionId"/>.</summary>
+    /// <summary>The checksum of bytes [0, <see cref="ChecksummedLength"/>), seeded with <see cref="TransactionId"/>.</summary>
     public ulong HeaderChecksum;
 
     /// <summary>
@@ -69,7 +71,7 @@ internal struct JournalEntryHeader
             return;
         header->WrittenBy = writtenBy;
         header->OffsetInWrite = offsetInWrite;
-        header->HeaderChecksum = Hashing.Checksums.Compute(entry, ChecksummedLength, unchecked((ulong)header->TransactionId));
+        header->HeaderChecksum = Checksums.Compute(entry, ChecksummedLength, unchecked((ulong)header->TransactionId));
     }
 
     /// <summary>The whole entry's size for a payload of <paramref name="payloadSize"/> stored bytes.</summary>

@@ -36,7 +36,7 @@ internal sealed unsafe class JournalEntryReader : IDisposable
         }
         ulong seed = unchecked((ulong)header.TransactionId);
         ulong computed = Checksums.Compute(entry, JournalEntryHeader.ChecksummedLength, seed);
-        if (computed != header.HeaderChecksum)
+        if (computed != header.HeaderChecksum && !IsFormatVersion1(entry, header))
             return JournalEntryValidation.Invalid(offset, JournalEntryProblem.HeaderChecksumMismatch, header.HeaderChecksum, computed);
         if (header.FormatVersion != JournalEntryHeader.CurrentFormatVersion)
             return JournalEntryValidation.Invalid(offset, JournalEntryProblem.UnsupportedVersion, header,
@@ -62,6 +62,14 @@ internal sealed unsafe class JournalEntryReader : IDisposable
             return JournalEntryValidation.Invalid(offset, JournalEntryProblem.PayloadHashMismatch, header, header.PayloadHash, computed);
         return JournalEntryValidation.Valid(offset, header, JournalEntryHeader.EntrySize(header.PayloadSize));
     }
+
+    /// <summary>
+    /// A header of format version 1, sealed with that version's checksum: trusted, and refused for its version
+    /// (not taken for a torn or damaged header).
+    /// </summary>
+    private static bool IsFormatVersion1(byte* entry, in JournalEntryHeader header)
+        => header.FormatVersion == 1 && header.HeaderChecksum == Checksums.ComputeFormatVersion1(
+            new ReadOnlySpan<byte>(entry, JournalEntryHeader.ChecksummedLength), unchecked((ulong)header.TransactionId));
 
     /// <summary>
     /// The page records of a valid entry: its payload, or the payload decompressed into this

@@ -12,7 +12,8 @@ internal struct FileHeader
 {
     public const int Size = 152;
     public const ulong MagicValue = 0x314244_4E52494143; // "CAIRNDB1" little-endian
-    public const int CurrentFormatVersion = 1;
+    /// <summary>Version 2: checksums are XXH3 (64-bit). Version 1 sealed them with XXH64 (<see cref="Hashing.Checksums.ComputeFormatVersion1"/>).</summary>
+    public const int CurrentFormatVersion = 2;
     public const int ChecksummedLength = Size - sizeof(ulong);
 
     public ulong Magic;
@@ -33,6 +34,6 @@ internal struct FileHeader
     public long JournalOffset;
     public long Reserved3;
     public long Reserved4;
-    /// <summary>XXH64 of every byte before it, seeded with <see cref="MagicValue"/>.</summary>
+    /// <summary>The checksum (<see cref="Hashing.Checksums"/>) of every byte before it, seeded with <see cref="MagicValue"/>.</summary>
     public ulong Checksum;
 }

@@ -82,12 +82,17 @@ internal sealed class HeaderStore(DataFile file)
         Write(header);
     }
 
-    public static unsafe ulong ComputeChecksum(FileHeader header)
-    {
-        var bytes = MemoryMarshal.AsBytes(new ReadOnlySpan<FileHeader>(in header));
-        fixed (byte* p = bytes)
-            return Checksums.Compute(p, FileHeader.ChecksummedLength, FileHeader.MagicValue);
-    }
+    public static ulong ComputeChecksum(FileHeader header) => Checksums.Compute(ChecksummedBytes(in header), FileHeader.MagicValue);
+
+    /// <summary>A header of format version 1, sealed with that version's checksum: refused for its version, not as damage.</summary>
+    private static bool IsFormatVersion1(FileHeader header)
+        => header.FormatVersion == 1 && header.Checksum == Checksums.ComputeFormatVersion1(ChecksummedBytes(in header), FileHeader.MagicValue);
+
+    private static ReadOnlySpan<byte> ChecksummedBytes(in FileHeader header)
+        => MemoryMarshal.AsBytes(new ReadOnlySpan<FileHeader>(in header))[..FileHeader.ChecksummedLength];
+
+    private static string UnsupportedVersion(FileHeader header)
+        => $"format version {header.FormatVersion} is not supported (this build reads {FileHeader.CurrentFormatVersion})";
 
     private FileHeader? Check(int slot, out string? problem)
     {
@@ -96,8 +101,8 @@ internal sealed class HeaderStore(DataFile file)
         {
             null => "the file is too short to hold it",
             { Magic: not FileHeader.MagicValue } => "not a Cairn header (wrong file?)",
-            { } h when h.Checksum != ComputeChecksum(h) => "checksum mismatch",
-            { FormatVersion: not FileHeader.CurrentFormatVersion } h => $"format version {h.FormatVersion} is not supported (this build reads {FileHeader.CurrentFormatVersion})",
+            { } h when h.Checksum != ComputeChecksum(h) => IsFormatVersion1(h) ? UnsupportedVersion(h) : "checksum mismatch",
+            { FormatVersion: not FileHeader.CurrentFormatVersion } h => UnsupportedVersion(h),
             { PageSize: not StorageConstants.PageSize } h => $"page size {h.PageSize} (this build uses {StorageConstants.PageSize})",
             _ => null,
         };

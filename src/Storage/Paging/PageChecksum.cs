@@ -2,7 +2,7 @@ using Cairn.Hashing;
 
 namespace Cairn.Paging;
 
-/// <summary>Computes and checks page checksums (XXH64 over bytes [16, end of run), seeded with the page number).</summary>
+/// <summary>Computes and checks page checksums (<see cref="Checksums"/> of bytes [16, end of run), seeded with the page number).</summary>
 internal static unsafe class PageChecksum
 {
     /// <summary>The number of pages a page occupies: 1, or the length of its overflow run.</summary>

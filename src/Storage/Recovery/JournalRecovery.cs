@@ -156,6 +156,8 @@ internal sealed unsafe class JournalRecovery : IDisposable
             while (true)
             {
                 var validation = _window.Validate(offset, out byte* entry);
+                if (validation.Problem == JournalEntryProblem.UnsupportedVersion)
+                    throw UnsupportedVersion(path, validation);
                 if (!validation.IsValid)
                 {
                     end = validation;
@@ -240,6 +242,14 @@ internal sealed unsafe class JournalRecovery : IDisposable
         _retained.Add(new RetainedJournal(sequence, path, offset, lastHere, shared));
         return false;
     }
+
+    /// <summary>
+    /// An entry whose header checksum holds but whose format version this build does not read was written by
+    /// another Cairn (no torn write makes one): the journal is refused as it is, never cut off as a torn tail.
+    /// </summary>
+    private static JournalCorruptionException UnsupportedVersion(string path, in JournalEntryValidation validation)
+        => new(path, validation.Offset, validation.Header.TransactionId,
+            $"{validation.Reason}: a journal written by a Cairn build of another format version");
 
     /// <summary>
     /// Whether the first valid entry of this environment in the journals after <paramref name="index"/> (each

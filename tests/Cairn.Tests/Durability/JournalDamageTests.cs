@@ -1,5 +1,6 @@
 using Cairn.Journal.Files;
 using Cairn.Paging;
+using Cairn.Tests.Journal;
 using Cairn.Tests.Support;
 
 namespace Cairn.Tests.Durability;
@@ -234,6 +235,35 @@ public class JournalDamageTests
         var error = Assert.Throws<JournalCorruptionException>(() => crashed.Open().Dispose());
         Assert.Equal(journals[1], error.FilePath);
         Assert.Equal(0, error.EntryOffset);
+    }
+
+    /// <summary>
+    /// Entries of format version 1 (XXH64 hashes, written by an earlier Cairn) hold their own version's checksums:
+    /// no torn write makes that, so recovery refuses the journal as it is instead of cutting it off as a torn
+    /// tail (which would drop every transaction in it and delete the journals after it).
+    /// </summary>
+    [Fact]
+    public void A_journal_of_format_version_1_is_refused_not_cut_off()
+    {
+        using var dir = new TestDirectory("damage-format-version-1");
+        var crashed = CrashedEnvironment.Create(dir.Path, transactions: 20);
+        foreach (var journal in crashed.JournalFiles)
+        {
+            byte[] bytes = File.ReadAllBytes(journal);
+            foreach (var entry in crashed.Entries.Where(e => e.JournalPath == journal))
+                JournalTestEntries.ToFormatVersion1(bytes.AsSpan((int)entry.Offset, (int)entry.Size));
+            File.WriteAllBytes(journal, bytes);
+        }
+        var before = crashed.JournalFiles.ToDictionary(path => path, File.ReadAllBytes);
+
+        var error = Assert.Throws<JournalCorruptionException>(() => crashed.Open().Dispose());
+        Assert.Equal(crashed.Entries[0].JournalPath, error.FilePath);
+        Assert.Equal(crashed.Entries[0].Offset, error.EntryOffset);
+        Assert.Equal(1, error.TransactionId);
+        Assert.Contains("format version 1 is not supported", error.Message);
+        Assert.Equal(before.Keys, crashed.JournalFiles);
+        foreach (var (path, bytes) in before)
+            Assert.True(bytes.AsSpan().SequenceEqual(File.ReadAllBytes(path)), $"{path} was changed");
     }
 
     private static void FlipBit(string path, long offset) => FileDamage.FlipBits(path, offset, 0x08);

@@ -7,34 +7,26 @@ using FsCheck.Fluent;
 namespace Cairn.Tests.Hashing;
 
 /// <summary>
-/// Pins the checksum Cairn writes (<see cref="Checksums"/>, System.IO.Hashing's XXH64) to the reference C
-/// library: a checksum that drifted from it would be a silent change of the on-disk format.
+/// Pins the checksum Cairn writes (<see cref="Checksums"/>: System.IO.Hashing's XXH3, 64-bit) to the
+/// reference C library's <c>XXH3_64bits_withSeed</c>, and the checksum of format version 1 (XXH64, read only to
+/// recognise such files) to its <c>XXH64</c>: a checksum that drifted from them would be a silent change of
+/// the on-disk format.
 /// </summary>
 public unsafe class ChecksumsTests
 {
-    [Theory]
-    [InlineData("", 0xEF46DB3751D8E999UL)]
-    [InlineData("a", 0xD24EC4F1A98C6E5BUL)]
-    [InlineData("abc", 0x44BC2CF5AD770999UL)]
-    public void Published_vectors_match(string text, ulong expected)
+    /// <summary>XXH3 of the empty input (xxhash.h documents it); the rest is checked against the library itself.</summary>
+    [Fact]
+    public void The_published_vector_matches()
     {
-        byte[] data = System.Text.Encoding.ASCII.GetBytes(text);
-        Assert.Equal(expected, Checksums.Compute(data, seed: 0));
-        fixed (byte* pointer = data)
-            Assert.Equal(expected, Checksums.Compute(pointer, data.Length, seed: 0));
+        const ulong emptyInput = 0x2D06800538D394C2UL;
+        Assert.Equal(emptyInput, Checksums.Compute([], seed: 0));
+        Assert.Equal(emptyInput, Checksums.Compute((byte*)0, 0, seed: 0));
+        Assert.Equal(emptyInput, Reference([], seed: 0));
     }
 
-    /// <summary>The published vectors above come from documentation; this proves the oracle agrees with them.</summary>
-    [Theory]
-    [InlineData("", 0xEF46DB3751D8E999UL)]
-    [InlineData("a", 0xD24EC4F1A98C6E5BUL)]
-    [InlineData("abc", 0x44BC2CF5AD770999UL)]
-    public void Published_vectors_match_the_reference_library(string text, ulong expected)
-        => Assert.Equal(expected, Reference(System.Text.Encoding.ASCII.GetBytes(text), seed: 0));
-
     /// <summary>
-    /// Every length up to 300 crosses each boundary of the algorithm (4-byte, 8-byte and 32-byte tails,
-    /// one and several stripes) many times; random start offsets make the reads unaligned.
+    /// Every length up to 300 crosses each input-size class of XXH3 (0, 1–3, 4–8, 9–16, 17–128, 129–240, then
+    /// 64-byte stripes) many times; random start offsets make the reads unaligned.
     /// </summary>
     [Fact]
     public void Matches_the_reference_for_every_length_up_to_300()
@@ -56,6 +48,20 @@ public unsafe class ChecksumsTests
         Assert.Equal(301 * 24, checkedInputs);
     }
 
+    /// <summary>Past 240 bytes XXH3 works in 64-byte stripes and 1,024-byte blocks: every length up to 2,100 crosses both.</summary>
+    [Fact]
+    public void Matches_the_reference_for_every_length_up_to_2100()
+    {
+        var random = new Random(20261125);
+        byte[] buffer = new byte[2100 + 64];
+        random.NextBytes(buffer);
+        for (int length = 0; length <= 2100; length++)
+        {
+            int start = random.Next(64);
+            AssertSameAsReference(new ReadOnlySpan<byte>(buffer, start, length), (ulong)random.NextInt64());
+        }
+    }
+
     [Theory]
     [InlineData(8192)]
     [InlineData(8192 - 16)] // a page's checksummed range
@@ -72,17 +78,21 @@ public unsafe class ChecksumsTests
         }
     }
 
-    /// <summary>Seeds that zero or wrap an initial accumulator (seed - Prime1, seed + Prime1 + Prime2).</summary>
+    /// <summary>
+    /// Seed 0 takes XXH3's unseeded path (its default secret, not one derived from the seed); the others are
+    /// the extremes of the seed's signed conversion (System.IO.Hashing takes a long, Cairn passes a ulong).
+    /// </summary>
     [Theory]
-    [InlineData(0x9E3779B185EBCA87UL)] // Prime1
-    [InlineData(0x9F15D811523F4A2AUL)] // -(Prime1 + Prime2) mod 2^64
-    [InlineData(0x3D4D51C2D82B14B1UL)] // -Prime2 mod 2^64
+    [InlineData(0UL)]
+    [InlineData(1UL)]
+    [InlineData(0x7FFFFFFFFFFFFFFFUL)]
+    [InlineData(0x8000000000000000UL)]
     [InlineData(ulong.MaxValue)]
     public void Matches_the_reference_for_edge_seeds(ulong seed)
     {
-        byte[] data = new byte[100];
+        byte[] data = new byte[1100];
         new Random(1).NextBytes(data);
-        for (int length = 0; length <= data.Length; length++)
+        for (int length = 0; length <= data.Length; length += length < 300 ? 1 : 61)
             AssertSameAsReference(data.AsSpan(0, length), seed);
     }
 
@@ -164,10 +174,35 @@ public unsafe class ChecksumsTests
         Assert.Throws<ArgumentOutOfRangeException>(() => Checksums.ComputeInChunks((byte*)0, -1, 0, 64));
     }
 
-    /// <summary>What the reference library computes for the checksum Cairn writes.</summary>
-    private static ulong Reference(ReadOnlySpan<byte> data, ulong seed) => ReferenceXxHash.Xxh64(data, seed);
+    [Theory]
+    [InlineData("", 0xEF46DB3751D8E999UL)]
+    [InlineData("a", 0xD24EC4F1A98C6E5BUL)]
+    [InlineData("abc", 0x44BC2CF5AD770999UL)]
+    public void The_format_version_1_checksum_matches_the_published_XXH64_vectors(string text, ulong expected)
+    {
+        byte[] data = System.Text.Encoding.ASCII.GetBytes(text);
+        Assert.Equal(expected, Checksums.ComputeFormatVersion1(data, seed: 0));
+        Assert.Equal(expected, ReferenceXxHash.Xxh64(data, seed: 0));
+    }
 
-    private static ulong Reference(byte* data, long length, ulong seed) => ReferenceXxHash.Xxh64(data, length, seed);
+    [Fact]
+    public void The_format_version_1_checksum_matches_the_reference_XXH64()
+    {
+        var random = new Random(20261121);
+        byte[] buffer = new byte[300 + 16];
+        for (int length = 0; length <= 300; length++)
+        {
+            random.NextBytes(buffer);
+            var data = new ReadOnlySpan<byte>(buffer, random.Next(16), length);
+            ulong seed = (ulong)random.NextInt64();
+            Assert.Equal(ReferenceXxHash.Xxh64(data, seed), Checksums.ComputeFormatVersion1(data, seed));
+        }
+    }
+
+    /// <summary>What the reference library computes for the checksum Cairn writes.</summary>
+    private static ulong Reference(ReadOnlySpan<byte> data, ulong seed) => ReferenceXxHash.Xxh3(data, seed);
+
+    private static ulong Reference(byte* data, long length, ulong seed) => ReferenceXxHash.Xxh3(data, length, seed);
 
     private static void AssertSameAsReference(ReadOnlySpan<byte> data, ulong seed)
     {

@@ -15,19 +15,31 @@ internal static unsafe class ReferenceXxHash
     // Not static initializers: a missing library must fail each test with the install hint, not
     // with a TypeInitializationException that hides it.
     private static delegate* unmanaged<byte*, nuint, ulong, ulong> s_xxh64;
+    private static delegate* unmanaged<byte*, nuint, ulong, ulong> s_xxh3;
 
-    /// <summary><c>XXH64(data, length, seed)</c>.</summary>
+    /// <summary><c>XXH3_64bits_withSeed(data, length, seed)</c>: the checksum Cairn writes (format version 2).</summary>
+    public static ulong Xxh3(ReadOnlySpan<byte> data, ulong seed)
+    {
+        fixed (byte* pointer = data)
+            return Xxh3(pointer, data.Length, seed);
+    }
+
+    public static ulong Xxh3(byte* data, long length, ulong seed) => Call(ref s_xxh3, "XXH3_64bits_withSeed", data, length, seed);
+
+    /// <summary><c>XXH64(data, length, seed)</c>: the checksum of format version 1.</summary>
     public static ulong Xxh64(ReadOnlySpan<byte> data, ulong seed)
     {
         fixed (byte* pointer = data)
             return Xxh64(pointer, data.Length, seed);
     }
 
-    public static ulong Xxh64(byte* data, long length, ulong seed)
+    public static ulong Xxh64(byte* data, long length, ulong seed) => Call(ref s_xxh64, "XXH64", data, length, seed);
+
+    private static ulong Call(ref delegate* unmanaged<byte*, nuint, ulong, ulong> function, string export, byte* data, long length, ulong seed)
     {
-        if (s_xxh64 == null)
-            s_xxh64 = Load("XXH64");
-        return s_xxh64(data, (nuint)length, seed);
+        if (function == null)
+            function = Load(export);
+        return function(data, (nuint)length, seed);
     }
 
     private static delegate* unmanaged<byte*, nuint, ulong, ulong> Load(string export)

@@ -170,7 +170,8 @@ public unsafe class JournalReaderTests
     public void Header_fields_are_checked_after_the_checksum()
     {
         var (entry, _) = SampleEntry();
-        Assert.Equal(JournalEntryProblem.UnsupportedVersion, Edited(entry, (ref JournalEntryHeader h) => h.FormatVersion = 2).Problem);
+        Assert.Equal(JournalEntryProblem.UnsupportedVersion,
+            Edited(entry, (ref JournalEntryHeader h) => h.FormatVersion = JournalEntryHeader.CurrentFormatVersion + 1).Problem);
         Assert.Equal(JournalEntryProblem.UnknownFlags, Edited(entry, (ref JournalEntryHeader h) => h.Flags |= (JournalEntryFlags)4).Problem);
         Assert.Equal(JournalEntryProblem.BadSizes, Edited(entry, (ref JournalEntryHeader h) => h.PageCount = -1).Problem);
         Assert.Equal(JournalEntryProblem.BadSizes, Edited(entry, (ref JournalEntryHeader h) => h.PayloadSize = -5).Problem);
@@ -194,6 +195,31 @@ public unsafe class JournalReaderTests
         });
         Assert.Equal(JournalEntryProblem.Truncated, oneBlockMore.Problem);
         Assert.Equal((ulong)entry.Length + 4096, oneBlockMore.Expected);
+    }
+
+    /// <summary>
+    /// Version 1 sealed entries with XXH64, so the current checksum does not match; the reader recognises the
+    /// header by its own version's checksum and refuses it for its version, with the header trusted, instead of
+    /// reporting a torn or damaged header.
+    /// </summary>
+    [Fact]
+    public void An_entry_of_format_version_1_is_refused_for_its_version_not_as_damage()
+    {
+        var (entry, _) = SampleEntry();
+        JournalTestEntries.ToFormatVersion1(entry);
+        var validation = JournalTestEntries.Validate(entry);
+        Assert.Equal(JournalEntryProblem.UnsupportedVersion, validation.Problem);
+        Assert.True(validation.HeaderIsTrusted);
+        Assert.Equal(42, validation.Header.TransactionId);
+        Assert.Equal($"format version 1 is not supported (this build reads {JournalEntryHeader.CurrentFormatVersion})", validation.Reason);
+
+        // Damaged, it is damage: only a header that holds its own version's checksum is believed.
+        entry[100] ^= 1;
+        Assert.Equal(JournalEntryProblem.HeaderChecksumMismatch, JournalTestEntries.Validate(entry).Problem);
+        entry[100] ^= 1;
+        // Nor does the old checksum make a header of the current version valid.
+        entry[8] = (byte)JournalEntryHeader.CurrentFormatVersion;
+        Assert.Equal(JournalEntryProblem.HeaderChecksumMismatch, JournalTestEntries.Validate(entry).Problem);
     }
 
     private delegate void HeaderEdit(ref JournalEntryHeader header);

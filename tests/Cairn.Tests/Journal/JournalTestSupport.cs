@@ -184,6 +184,21 @@ internal static unsafe class JournalTestEntries
         MemoryMarshal.Write(entry, in header);
     }
 
+    /// <summary>
+    /// Rewrites a current entry (at the start of <paramref name="entry"/>) as format version 1 wrote it: the same
+    /// fields with version 1, both hashes XXH64 (the reference library's, so the test does not lean on Cairn's).
+    /// </summary>
+    public static void ToFormatVersion1(Span<byte> entry)
+    {
+        var header = MemoryMarshal.Read<JournalEntryHeader>(entry);
+        ulong seed = unchecked((ulong)header.TransactionId);
+        header.FormatVersion = 1;
+        header.PayloadHash = Hashing.ReferenceXxHash.Xxh64(entry.Slice(JournalEntryHeader.Size, (int)header.PayloadSize), seed);
+        MemoryMarshal.Write(entry, in header);
+        header.HeaderChecksum = Hashing.ReferenceXxHash.Xxh64(entry[..JournalEntryHeader.ChecksummedLength], seed);
+        MemoryMarshal.Write(entry, in header);
+    }
+
     /// <summary>Serialises one page record (header and encoded bytes).</summary>
     public static byte[] Record(long pageNumber, int pageCount, PageRecordEncoding encoding, ReadOnlySpan<byte> encoded, int? encodedLength = null)
     {

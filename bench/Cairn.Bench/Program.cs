@@ -24,5 +24,9 @@ if (args.Length > 0 && args[0] == "--concurrent-interleaved")
 if (args.Length > 0 && args[0] == "--shared-journals")
     return Cairn.Bench.Sharing.SharedJournalRun.Run(args[1..], Console.Out);
 
+// --hash-startup: the cost of one page checksum in a young process, window by window (docs/benchmarks.md, Checksums).
+if (args.Length > 0 && args[0] == "--hash-startup")
+    return Cairn.Bench.Hashing.HashStartupRun.Run(args[1..], Console.Out);
+
 BenchmarkSwitcher.FromAssembly(typeof(Cairn.Bench.BenchScratch).Assembly).Run(args);
 return 0;

@@ -14,10 +14,32 @@ public static class PalErrors
             Throw(status, osError, operation, path, offset);
     }
 
+    /// <summary>
+    /// Throws the exception <see cref="Create"/> makes for <paramref name="status"/> (a <see cref="PalStatus"/> value
+    /// as the native layer returned it); never returns.
+    /// </summary>
+    /// <param name="status">The native status (<c>CAIRN_E_*</c>).</param>
+    /// <param name="osError">errno on POSIX, <c>GetLastError()</c> on Windows; 0 if the OS was not involved.</param>
+    /// <param name="operation">What was being done, for the message (e.g. "writing the journal").</param>
+    /// <param name="path">The file concerned, or null.</param>
+    /// <param name="offset">The byte offset in the file where one applies, or null.</param>
+    /// <exception cref="PalIOException">Always: the subclass that matches <paramref name="status"/>.</exception>
     [DoesNotReturn]
     public static void Throw(int status, int osError, string operation, string? path, long? offset = null)
         => throw Create((PalStatus)status, osError, operation, path, offset);
 
+    /// <summary>
+    /// Makes the exception for a failed native call: <see cref="DiskFullException"/>, <see cref="PalFileNotFoundException"/>,
+    /// <see cref="NativeOutOfMemoryException"/>, <see cref="DeviceIOException"/>, <see cref="FileLockedException"/>,
+    /// <see cref="PalAccessDeniedException"/>, <see cref="PalCrossDeviceException"/>, <see cref="PalTooManyLinksException"/>,
+    /// or a plain <see cref="PalIOException"/> for any other status. The message names the operation, the file, the
+    /// offset and the OS error with the OS's own text.
+    /// </summary>
+    /// <param name="status">The classified status; <see cref="PalStatus.Ok"/> is not a failure and should not be passed.</param>
+    /// <param name="osError">errno on POSIX, <c>GetLastError()</c> on Windows; 0 if the OS was not involved.</param>
+    /// <param name="operation">What was being done, for the message.</param>
+    /// <param name="path">The file concerned, or null.</param>
+    /// <param name="offset">The byte offset in the file where one applies, or null.</param>
     public static PalIOException Create(PalStatus status, int osError, string operation, string? path, long? offset = null)
     {
         var message = FormatMessage(status, osError, operation, path, offset);

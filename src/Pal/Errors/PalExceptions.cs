@@ -6,6 +6,13 @@ namespace Cairn.Pal;
 /// </summary>
 public class PalIOException : IOException
 {
+    /// <summary>Creates the exception; <see cref="PalErrors.Create"/> picks the subclass and writes the message.</summary>
+    /// <param name="message">The full message.</param>
+    /// <param name="status">The classified native status.</param>
+    /// <param name="osError">errno on POSIX, <c>GetLastError()</c> on Windows; 0 if the OS was not involved.</param>
+    /// <param name="operation">What was being done (e.g. "writing the journal").</param>
+    /// <param name="filePath">The file concerned, or null.</param>
+    /// <param name="offset">The byte offset in the file where one applies, or null.</param>
     public PalIOException(string message, PalStatus status, int osError, string operation, string? filePath, long? offset)
         : base(message)
     {
@@ -16,15 +23,19 @@ public class PalIOException : IOException
         Offset = offset;
     }
 
+    /// <summary>The native layer's classification of the failure (disk full, not found, I/O error, ...).</summary>
     public PalStatus Status { get; }
 
     /// <summary>errno on POSIX, GetLastError() on Windows; 0 when the failure did not come from the OS.</summary>
     public int OsError { get; }
 
+    /// <summary>What was being done when it failed, in words (e.g. "syncing the data file").</summary>
     public string Operation { get; }
 
+    /// <summary>The file or directory concerned, or null when the operation had none.</summary>
     public string? FilePath { get; }
 
+    /// <summary>The byte offset in <see cref="FilePath"/> where the failed read or write started, or null where none applies.</summary>
     public long? Offset { get; }
 }
 

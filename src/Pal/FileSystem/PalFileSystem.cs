@@ -10,6 +10,9 @@ public readonly record struct PalFileSystemInfo(
 /// <summary>Path-level operations with the durability the engine needs (directory syncs after renames and links).</summary>
 public static class PalFileSystem
 {
+    /// <summary>Deletes a file (unlink / DeleteFileW). The directory is not synced: follow with <see cref="SyncDirectory"/> to make the delete durable.</summary>
+    /// <exception cref="PalFileNotFoundException">There is no such file.</exception>
+    /// <exception cref="PalIOException">Any other failure, with the OS error.</exception>
     public static void DeleteFile(string path)
     {
         Call(NativeMethods.cairn_delete_file(Init(path), out int osError), osError, "deleting a file", path);
@@ -17,6 +20,8 @@ public static class PalFileSystem
             PalIoRecording.Record(PalTracedKind.Delete, path);
     }
 
+    /// <summary>Syncs a directory, so that files created, renamed or deleted in it survive a crash (fsync of the directory; a no-op on Windows, where NTFS journals its metadata).</summary>
+    /// <exception cref="PalIOException">The directory could not be opened or synced.</exception>
     public static void SyncDirectory(string path)
     {
         Call(NativeMethods.cairn_sync_directory(Init(path), out int osError), osError, "syncing a directory", path);
@@ -63,6 +68,8 @@ public static class PalFileSystem
         return same != 0;
     }
 
+    /// <summary>The number of hard links (names) the file has: 1 for a file with no other name.</summary>
+    /// <exception cref="PalFileNotFoundException">There is no such file.</exception>
     public static long LinkCount(string path)
     {
         Call(NativeMethods.cairn_link_count(Init(path), out long count, out int osError), osError, "reading the link count", path);

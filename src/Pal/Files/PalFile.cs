@@ -18,17 +18,27 @@ public sealed unsafe class PalFile : IDisposable
         EffectiveFlags = effectiveFlags;
     }
 
+    /// <summary>The path the file was opened with.</summary>
     public string FilePath { get; }
 
     /// <summary>The flags in force, which may differ from those asked for (see <see cref="PalOpenFlags.DirectFallback"/>).</summary>
     public PalOpenFlags EffectiveFlags { get; }
 
+    /// <summary>True when the file is open for direct (unbuffered) I/O: buffers, offsets and lengths must be 4 KiB aligned.</summary>
     public bool IsDirect => (EffectiveFlags & PalOpenFlags.Direct) != 0;
 
+    /// <summary>True when direct I/O was asked for and the file system refused it, so the file is open buffered instead.</summary>
     public bool DirectIOFellBack => (EffectiveFlags & PalOpenFlags.DirectFallback) != 0;
 
     internal SafePalFileHandle Handle => _handle;
 
+    /// <summary>
+    /// Opens (or, with <see cref="PalOpenFlags.Create"/> or <see cref="PalOpenFlags.CreateNew"/>, creates) a file. A
+    /// request for <see cref="PalOpenFlags.Direct"/> that the file system refuses opens the file buffered and sets
+    /// <see cref="DirectIOFellBack"/>.
+    /// </summary>
+    /// <exception cref="PalFileNotFoundException">The file (without a create flag) or its directory does not exist.</exception>
+    /// <exception cref="PalIOException">Any other failure, e.g. <see cref="PalStatus.AlreadyExists"/> with <see cref="PalOpenFlags.CreateNew"/>.</exception>
     public static PalFile Open(string path, PalOpenFlags flags)
     {
         PalLibrary.EnsureInitialized();
@@ -81,12 +91,15 @@ public sealed unsafe class PalFile : IDisposable
         return new PalFile(path, handle, (PalOpenFlags)effective);
     }
 
+    /// <summary>The file's size in bytes.</summary>
     public long GetSize()
     {
         Check(NativeMethods.cairn_file_size(_handle, out long size, out int osError), osError, "reading the file size");
         return size;
     }
 
+    /// <summary>Extends (sparsely, with zeros) or truncates the file to <paramref name="size"/> bytes. Not synced.</summary>
+    /// <exception cref="DiskFullException">The file system has no room for the new size.</exception>
     public void SetSize(long size)
     {
         Check(NativeMethods.cairn_file_set_size(_handle, size, out int osError), osError, "resizing", size);
@@ -111,6 +124,11 @@ public sealed unsafe class PalFile : IDisposable
             PalIoRecording.Record(PalTracedKind.Write, FilePath, offset: offset, size: length, durable: true);
     }
 
+    /// <summary>
+    /// Frees the blocks of a range (FALLOC_FL_PUNCH_HOLE, keeping the size): the range then reads as zeros. Throws
+    /// <see cref="PalIOException"/> with <see cref="PalStatus.Unsupported"/> where the file system cannot punch holes,
+    /// and on Windows for any file that is not sparse (no file of Cairn is).
+    /// </summary>
     public void PunchHole(long offset, long length)
     {
         Check(NativeMethods.cairn_file_punch_hole(_handle, offset, length, out int osError), osError, "punching a hole", offset);
@@ -149,6 +167,13 @@ public sealed unsafe class PalFile : IDisposable
         }
     }
 
+    /// <summary>
+    /// Writes <paramref name="data"/> at <paramref name="offset"/>, looping on short writes. On a direct file the
+    /// buffer address, offset and length must be multiples of 4 KiB (<see cref="PalStatus.InvalidArgument"/> otherwise).
+    /// Durable on return only if the file was opened with <see cref="PalOpenFlags.DataSync"/>.
+    /// </summary>
+    /// <exception cref="DiskFullException">No room left; part of the data may have been written.</exception>
+    /// <exception cref="DeviceIOException">The device failed the write.</exception>
     public void Write(ReadOnlySpan<byte> data, long offset)
     {
         fixed (byte* pointer = data)
@@ -226,6 +251,7 @@ public sealed unsafe class PalFile : IDisposable
             PalIoRecording.Record(PalTracedKind.Sync, FilePath);
     }
 
+    /// <summary>Closes the file (and releases its lock, if <see cref="Lock"/> took one). Mappings made from it stay valid.</summary>
     public void Dispose() => _handle.Dispose();
 
     private void Check(int status, int osError, string operation, long? offset = null)

@@ -15,8 +15,10 @@ public sealed unsafe class PalMapping : SafeHandle
         Length = length;
     }
 
+    /// <summary>True when the mapping holds no address (never for a mapping returned by <see cref="PalFile.Map"/>).</summary>
     public override bool IsInvalid => handle == 0;
 
+    /// <summary>The number of bytes mapped, from the start of the file.</summary>
     public long Length { get; }
 
     /// <summary>The first byte of the mapping; valid until the mapping is disposed.</summary>
@@ -29,6 +31,9 @@ public sealed unsafe class PalMapping : SafeHandle
         }
     }
 
+    /// <summary>The mapped bytes [<paramref name="offset"/>, <paramref name="offset"/> + <paramref name="length"/>); valid until the mapping is disposed.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The range is negative or reaches past <see cref="Length"/>.</exception>
+    /// <exception cref="ObjectDisposedException">The mapping has been disposed.</exception>
     public ReadOnlySpan<byte> GetSpan(long offset, int length)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(offset);
@@ -57,6 +62,7 @@ public sealed unsafe class PalMapping : SafeHandle
         PalErrors.ThrowIfFailed(status, osError, "populating a mapped range", path: null, offset);
     }
 
+    /// <summary>Unmaps; false if the OS refused (the runtime then reports it to a debugger, nothing throws).</summary>
     protected override bool ReleaseHandle()
         => NativeMethods.cairn_unmap(handle, Length, out _) == (int)PalStatus.Ok;
 }

@@ -6,11 +6,15 @@ namespace Cairn.Pal;
 [StructLayout(LayoutKind.Sequential)]
 public readonly unsafe struct PalBuffer
 {
+    /// <summary>The struct's size in bytes, checked against the native <c>sizeof(cairn_buffer)</c>.</summary>
     public const int Size = 16;
 
+    /// <summary>The first byte of the buffer; it must stay valid (pinned) until the write returns.</summary>
     public readonly void* Data;
+    /// <summary>The buffer's length in bytes.</summary>
     public readonly long Length;
 
+    /// <summary>Describes <paramref name="length"/> bytes at <paramref name="data"/>.</summary>
     public PalBuffer(void* data, long length)
     {
         Data = data;
@@ -25,12 +29,17 @@ public readonly unsafe struct PalBuffer
 [StructLayout(LayoutKind.Sequential)]
 public readonly unsafe struct PalWriteOp
 {
+    /// <summary>The struct's size in bytes, checked against the native <c>sizeof(cairn_write_op)</c>.</summary>
     public const int Size = 24;
 
+    /// <summary>The bytes to write; they must stay valid (pinned) until the write returns.</summary>
     public readonly void* Data;
+    /// <summary>Where in the file the bytes go, in bytes from its start.</summary>
     public readonly long Offset;
+    /// <summary>How many bytes to write.</summary>
     public readonly long Length;
 
+    /// <summary>Describes writing <paramref name="length"/> bytes from <paramref name="data"/> at <paramref name="offset"/>.</summary>
     public PalWriteOp(void* data, long offset, long length)
     {
         Data = data;

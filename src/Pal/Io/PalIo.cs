@@ -7,8 +7,11 @@ public enum PalBackend
 {
     /// <summary>As a mode: whatever the process-wide writer chose.</summary>
     Auto = 0,
+    /// <summary>Linux io_uring: one worker thread submits vectored writes and syncs on one ring.</summary>
     IoUring = 1,
+    /// <summary><c>pwritev</c> and <c>fdatasync</c> on the calling thread (Linux without io_uring, or forced).</summary>
     Pwritev = 2,
+    /// <summary>Windows: <c>WriteFileGather</c> and <c>FlushFileBuffers</c> on the calling thread.</summary>
     Win32 = 3,
 }
 
@@ -18,6 +21,7 @@ public readonly record struct PalIoOptions(bool LowPriority = true, bool ForcePw
 /// <summary>The backend the writer runs on, and the OS error that ruled io_uring out (0 if none).</summary>
 public readonly record struct PalBackendInfo(PalBackend Backend, int SetupError)
 {
+    /// <summary>The backend's name, followed by why io_uring is unavailable when it is (e.g. <c>Pwritev (io_uring unavailable: OS error 1, ...)</c>).</summary>
     public override string ToString() => SetupError == 0
         ? Backend.ToString()
         : $"{Backend} (io_uring unavailable: OS error {SetupError}, {PalErrors.DescribeOsError(SetupError)})";

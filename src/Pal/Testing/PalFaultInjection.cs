@@ -5,6 +5,7 @@ namespace Cairn.Pal.Testing;
 /// <summary>Kinds of fault the native layer can inject (CAIRN_FAULT_*).</summary>
 public enum PalFaultKind
 {
+    /// <summary>No fault: disarms any armed fault.</summary>
     None = 0,
     /// <summary>The n-th write syscall fails with the given OS error.</summary>
     WriteError = 1,
@@ -28,6 +29,16 @@ public enum PalFaultKind
 /// </summary>
 public static class PalFaultInjection
 {
+    /// <summary>
+    /// Arms one fault, replacing any armed one. A write, zero-write, sync, allocate or link fault fires once and then
+    /// disarms itself; a short-write fault stays until <see cref="Disarm"/>. For tests only: it changes the behaviour of
+    /// native I/O calls anywhere in the process.
+    /// </summary>
+    /// <param name="kind">Which fault.</param>
+    /// <param name="after">How many matching calls succeed before the one that fails (0: the next one fails).</param>
+    /// <param name="limit">For <see cref="PalFaultKind.ShortWrite"/> and <see cref="PalFaultKind.AllocateError"/>: the byte limit.</param>
+    /// <param name="osError">The OS error the failing call reports (e.g. 5 for EIO, 28 for ENOSPC on Linux).</param>
+    /// <param name="pathFilter">Only calls on a file whose path contains this string count (for a link: the new link's path); null: every file.</param>
     public static void Arm(PalFaultKind kind, long after = 0, long limit = 0, int osError = 0, string? pathFilter = null)
     {
         PalLibrary.EnsureInitialized();
@@ -35,6 +46,7 @@ public static class PalFaultInjection
         PalErrors.ThrowIfFailed(status, error, "arming a fault", pathFilter);
     }
 
+    /// <summary>Disarms any armed fault.</summary>
     public static void Disarm() => Arm(PalFaultKind.None);
 
     /// <summary>How many write syscalls the native layer has issued in this process.</summary>

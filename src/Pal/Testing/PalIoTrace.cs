@@ -19,6 +19,7 @@ public enum PalTracedKind
     Rename,
     /// <summary>A hard link (<see cref="PalTracedOperation.OtherPath"/> is the new name).</summary>
     Link,
+    /// <summary>A file was deleted (its directory entry; durable once the directory is synced).</summary>
     Delete,
 }
 
@@ -30,6 +31,7 @@ public enum PalTracedKind
 public sealed record PalTracedOperation(long Sequence, PalTracedKind Kind, string Path, long Offset, byte[]? Data, long Size,
     string? OtherPath, bool Durable)
 {
+    /// <summary>One line for a test's failure message, e.g. <c>#12 Write cairn.data @8192+8192 (durable)</c>.</summary>
     public override string ToString() => $"#{Sequence} {Kind} {System.IO.Path.GetFileName(Path)}" +
         (Kind == PalTracedKind.Write ? $" @{Offset}+{Size}{(Data is null ? " zeros" : "")}" : Kind is PalTracedKind.Extend or PalTracedKind.Truncate ? $" {Size}" : "") +
         (OtherPath is null ? "" : $" -> {System.IO.Path.GetFileName(OtherPath)}") + (Durable ? " (durable)" : "");
@@ -70,6 +72,7 @@ public sealed class PalIoRecording : IDisposable
         }
     }
 
+    /// <summary>A copy of the operations recorded so far, in completion order.</summary>
     public IReadOnlyList<PalTracedOperation> Operations
     {
         get
@@ -79,6 +82,7 @@ public sealed class PalIoRecording : IDisposable
         }
     }
 
+    /// <summary>Stops recording; <see cref="Operations"/> stays readable.</summary>
     public void Dispose()
     {
         lock (s_gate)

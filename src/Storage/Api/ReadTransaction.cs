@@ -25,6 +25,7 @@ public class ReadTransaction : IDisposable
     /// <summary>The id of the last transaction this snapshot includes.</summary>
     public long TransactionId => Low.State.TransactionId;
 
+    /// <summary>True once the transaction has been disposed (or, for a write transaction, committed); it can then no longer be used.</summary>
     public bool IsDisposed => _disposed;
 
     internal BTree RootTree => _context.Root ??= new BTree(Low, Low.RootTree);
@@ -33,6 +34,12 @@ public class ReadTransaction : IDisposable
     public Tree OpenTree(string name)
         => TryOpenTree(name, out var tree) ? tree : throw new TreeNotFoundException(name);
 
+    /// <summary>Opens a tree if it exists in this snapshot.</summary>
+    /// <param name="name">The tree's name (case-sensitive, ordinal).</param>
+    /// <param name="tree">The tree, or <c>default</c> when there is none by that name.</param>
+    /// <returns>False when the snapshot has no tree by that name.</returns>
+    /// <exception cref="ArgumentException"><paramref name="name"/> is null or empty.</exception>
+    /// <exception cref="ObjectDisposedException">The transaction has ended.</exception>
     public bool TryOpenTree(string name, out Tree tree)
     {
         ArgumentException.ThrowIfNullOrEmpty(name);
@@ -80,6 +87,12 @@ public class ReadTransaction : IDisposable
 
     internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposed, this);
 
+    /// <summary>
+    /// Ends the transaction: a read transaction releases its snapshot (old page versions it pinned can be reclaimed);
+    /// a write transaction that was not committed is rolled back and leaves no trace. Spans obtained through it are
+    /// invalid afterwards. Calling it again does nothing.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The transaction is the merger's (inside a <c>WriteAsync</c> operation), which only the merger ends.</exception>
     public void Dispose()
     {
         if (!CanDispose)

@@ -28,7 +28,7 @@ public sealed partial class StorageEnvironment
     /// flusher) whose journal entries go into this environment's journal writes, many environments' commits in
     /// one vectored write. Each file a branch's entry lands in is hard-linked into the branch's own
     /// <c>Journals/</c> before the commit returns, so the branch can later be opened and recovered alone with
-    /// <see cref="Open"/>. A branch on another file system, or whose root closes first, writes its own journal
+    /// <see cref="Open(StorageOptions)"/>. A branch on another file system, or whose root closes first, writes its own journal
     /// (logged); nothing is lost either way. Close branches before their root to keep sharing to the end.
     /// </summary>
     /// <exception cref="InvalidOperationException">This environment is itself a branch (groups are one level deep).</exception>

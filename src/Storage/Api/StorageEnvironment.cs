@@ -29,6 +29,7 @@ namespace Cairn;
 /// </remarks>
 public sealed partial class StorageEnvironment : IDisposable
 {
+    /// <summary>The data file's name inside <see cref="DirectoryPath"/>: <c>cairn.data</c>. Journals are in its <c>Journals/</c> subdirectory.</summary>
     public const string DataFileName = "cairn.data";
 
     private readonly StorageOptions _options;
@@ -81,6 +82,7 @@ public sealed partial class StorageEnvironment : IDisposable
         RequestSpareJournal();
     }
 
+    /// <summary>The environment's directory, as given in <see cref="StorageOptions.DirectoryPath"/>.</summary>
     public string DirectoryPath => _options.DirectoryPath;
 
     internal string DataFilePath => _dataFile.FilePath;
@@ -112,6 +114,16 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>Starts the write transaction, waiting up to <see cref="StorageOptions.WriteTransactionTimeout"/> for the current one.</summary>
     public WriteTransaction BeginWrite() => BeginWrite(_options.WriteTransactionTimeout);
 
+    /// <summary>
+    /// Starts the write transaction, waiting up to <paramref name="timeout"/> for the current one (from this or
+    /// another thread, or the transaction merger) to end. There is one writer at a time; readers are never blocked.
+    /// It may also wait for scratch memory (<see cref="StorageOptions.MaxScratchBytes"/>).
+    /// </summary>
+    /// <param name="timeout">How long to wait for the write lock; <see cref="TimeSpan.Zero"/> tries once.</param>
+    /// <exception cref="WriteTransactionTimeoutException">Another write transaction still held the lock after <paramref name="timeout"/>.</exception>
+    /// <exception cref="ScratchMemoryExhaustedException">Scratch memory stayed over its limit for <see cref="StorageOptions.ScratchWaitTimeout"/>.</exception>
+    /// <exception cref="EnvironmentFailedException">An earlier I/O failure stopped the environment; reopen it.</exception>
+    /// <exception cref="ObjectDisposedException">The environment has been disposed.</exception>
     public WriteTransaction BeginWrite(TimeSpan timeout)
     {
         ThrowIfDisposed();

@@ -5,6 +5,9 @@ namespace Cairn;
 /// <summary>How to open an environment. Only <see cref="DirectoryPath"/> is required.</summary>
 public sealed class StorageOptions
 {
+    /// <summary>Options for the environment in <paramref name="directoryPath"/>, every other setting at its default.</summary>
+    /// <param name="directoryPath">The environment's directory; created on open if missing. Use a real disk: on tmpfs nothing is durable.</param>
+    /// <exception cref="ArgumentException"><paramref name="directoryPath"/> is null or empty.</exception>
     public StorageOptions(string directoryPath)
     {
         ArgumentException.ThrowIfNullOrEmpty(directoryPath);
@@ -18,7 +21,7 @@ public sealed class StorageOptions
     public ILoggerFactory? LoggerFactory { get; init; }
 
     /// <summary>
-    /// How long <see cref="StorageEnvironment.Open"/> waits for another holder of the environment's lock to let
+    /// How long <see cref="StorageEnvironment.Open(StorageOptions)"/> waits for another holder of the environment's lock to let
     /// go before it throws <see cref="EnvironmentLockedException"/>. Short, but not zero: after a process is
     /// killed, the kernel may hold its files (and lock) for a moment while it tears down its io_uring.
     /// </summary>

@@ -17,6 +17,7 @@ public readonly struct Tree
         Name = name;
     }
 
+    /// <summary>The tree's name, as given to <see cref="ReadTransaction.OpenTree"/> or <see cref="WriteTransaction.CreateTree"/>.</summary>
     public string Name { get; }
 
     internal Trees.BTree Inner { get; }

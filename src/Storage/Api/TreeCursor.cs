@@ -18,8 +18,12 @@ public sealed class TreeCursor : IDisposable
         _cursor = cursor;
     }
 
+    /// <summary>True when the cursor is on an entry: the last seek or move found one (within the prefix, if any).</summary>
     public bool IsPositioned => _positioned;
 
+    /// <summary>The current entry's key; it points into the page and is valid until the next move or change to the tree.</summary>
+    /// <exception cref="InvalidOperationException">The cursor is not on an entry (<see cref="IsPositioned"/> is false).</exception>
+    /// <exception cref="ObjectDisposedException">The transaction has ended.</exception>
     public ReadOnlySpan<byte> Key
     {
         get
@@ -29,6 +33,9 @@ public sealed class TreeCursor : IDisposable
         }
     }
 
+    /// <summary>The current entry's value; it points into the page and is valid until the next move or change to the tree.</summary>
+    /// <exception cref="InvalidOperationException">The cursor is not on an entry (<see cref="IsPositioned"/> is false).</exception>
+    /// <exception cref="ObjectDisposedException">The transaction has ended.</exception>
     public ReadOnlySpan<byte> Value
     {
         get
@@ -56,6 +63,7 @@ public sealed class TreeCursor : IDisposable
         return _positioned = _cursor.Last();
     }
 
+    /// <summary>Positions at the smallest key; false when the tree is empty. Clears any prefix.</summary>
     public bool SeekFirst()
     {
         _transaction.ThrowIfDisposed();
@@ -63,6 +71,7 @@ public sealed class TreeCursor : IDisposable
         return _positioned = _cursor.First();
     }
 
+    /// <summary>Positions at the largest key; false when the tree is empty. Clears any prefix.</summary>
     public bool SeekLast()
     {
         _transaction.ThrowIfDisposed();
@@ -87,6 +96,7 @@ public sealed class TreeCursor : IDisposable
         return _positioned = found && _cursor.Key.StartsWith(prefix);
     }
 
+    /// <summary>Steps to the next key in ascending (unsigned byte-wise) order; false at the end of the tree or of the prefix, after which the cursor is not positioned.</summary>
     public bool MoveNext()
     {
         _transaction.ThrowIfDisposed();
@@ -95,6 +105,7 @@ public sealed class TreeCursor : IDisposable
         return _positioned = _cursor.MoveNext() && WithinPrefix();
     }
 
+    /// <summary>Steps to the previous key; false at the start of the tree or of the prefix, after which the cursor is not positioned.</summary>
     public bool MovePrevious()
     {
         _transaction.ThrowIfDisposed();
@@ -103,6 +114,7 @@ public sealed class TreeCursor : IDisposable
         return _positioned = _cursor.MovePrevious() && WithinPrefix();
     }
 
+    /// <summary>Leaves the cursor unpositioned. A cursor holds no resources of its own; its transaction's end also ends it.</summary>
     public void Dispose() => _positioned = false;
 
     private bool WithinPrefix() => _prefix is null || _cursor.Key.StartsWith(_prefix);

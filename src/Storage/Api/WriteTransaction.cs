@@ -11,6 +11,8 @@ public sealed class WriteTransaction : ReadTransaction
     private readonly bool _merged;
     private bool _completed;
 
+    /// <param name="environment">The environment it commits to.</param>
+    /// <param name="low">The page-level transaction it writes through.</param>
     /// <param name="merged">
     /// The transaction merger's: shared by many callers' operations, committed and discarded by the
     /// merger only (an operation that commits or disposes it gets an exception).

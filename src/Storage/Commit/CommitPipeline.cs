@@ -36,6 +36,12 @@ internal sealed unsafe class CommitPipeline : IDisposable
     // The commit of WriteTransaction.Commit, reused (under the write lock, like its transaction).
     private readonly PreparedCommit _inline = new();
 
+    /// <param name="states">Where committed states are published to readers.</param>
+    /// <param name="journal">The write stage's way into the journal (the environment's own, or its group's shared writes).</param>
+    /// <param name="freeSpace">The writer's free-space map, updated with each commit's frees and allocations.</param>
+    /// <param name="failure">Latched on a failed journal write; every later commit then throws.</param>
+    /// <param name="environmentId">Written into each journal entry so recovery refuses another environment's journal.</param>
+    /// <param name="logger">Where slow writes and failures are logged.</param>
     /// <param name="published">Runs after every publication (tells the flusher and the journal there is work).</param>
     public CommitPipeline(StatePublisher states, IJournalAppender journal, FreeSpaceMap freeSpace, FailureLatch failure,
         Guid environmentId, ILogger logger, Action published)

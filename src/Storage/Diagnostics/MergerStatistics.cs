@@ -46,6 +46,7 @@ public sealed class MergerStatistics
 
     internal void RecordCancelled() => Interlocked.Increment(ref _cancelled);
 
+    /// <summary>A consistent copy of the counters and the recent batches, taken now.</summary>
     public MergerStatisticsSnapshot Snapshot()
     {
         lock (_gate)
@@ -83,8 +84,10 @@ public sealed record MergerStatisticsSnapshot(
     TimeSpan MaxQueueWait,
     IReadOnlyList<MergedBatch> RecentBatches)
 {
+    /// <summary>Operations per merged transaction on average (0 before the first).</summary>
     public double OperationsPerTransaction => Transactions == 0 ? 0 : (double)Operations / Transactions;
 
+    /// <summary>Mean time an operation spent queued before the merger ran it (zero before the first).</summary>
     public TimeSpan AverageQueueWait => Operations == 0 ? TimeSpan.Zero : TotalQueueWait / Operations;
 
     /// <summary>

@@ -17,6 +17,8 @@ internal sealed class TextTable(params string[] header)
         _rows.Add(cells);
     }
 
+    /// <param name="text">Where the table is appended, one line per row after the header.</param>
+    /// <param name="indent">Put before every line.</param>
     /// <param name="leftAlignedColumns">Columns besides the first to left-align, such as free text in the last one.</param>
     public void AppendTo(StringBuilder text, string indent = "", params int[] leftAlignedColumns)
     {

@@ -9,6 +9,7 @@ namespace Cairn;
 public sealed class EnvironmentFailedException(string directory, string operation, Exception cause)
     : IOException($"The environment in '{directory}' failed while {operation} and accepts no more writes; dispose and reopen it to recover. Cause: {cause.Message}", cause)
 {
+    /// <summary>The failed environment's directory.</summary>
     public string Directory { get; } = directory;
 
     /// <summary>What the environment was doing when it failed (writing the journal, flushing, syncing).</summary>
@@ -26,10 +27,13 @@ public sealed class ScratchMemoryExhaustedException(long bytesInUse, long limit,
             ? $"(the oldest read transaction still sees transaction {oldestReaderTransaction} of {lastCommittedTransaction}: page versions newer than that cannot be flushed until it ends)."
             : "(the disk is not keeping up with the commits)."))
 {
+    /// <summary>Bytes of scratch memory in use when the wait gave up.</summary>
     public long BytesInUse { get; } = bytesInUse;
 
+    /// <summary>The limit, in bytes (<see cref="StorageOptions.MaxScratchBytes"/>).</summary>
     public long Limit { get; } = limit;
 
+    /// <summary>How long the transaction waited (<see cref="StorageOptions.ScratchWaitTimeout"/>).</summary>
     public TimeSpan Timeout { get; } = timeout;
 }
 
@@ -40,5 +44,6 @@ public sealed class ScratchMemoryExhaustedException(long bytesInUse, long limit,
 public sealed class MergerQueueFullException(int capacity, TimeSpan timeout)
     : TimeoutException($"The transaction merger's queue stayed full ({capacity} operations) for {timeout.TotalSeconds:F1} s; the operation was not queued.")
 {
+    /// <summary>The queue's capacity in operations (<see cref="StorageOptions.MergerMaxQueuedOperations"/>).</summary>
     public int Capacity { get; } = capacity;
 }

@@ -9,11 +9,21 @@ namespace Cairn;
 /// </summary>
 public sealed class JournalCorruptionException : IOException
 {
+    /// <summary>A problem in an entry whose journal file is not known yet (the caller adds it).</summary>
+    /// <param name="entryOffset">Where the entry starts in its journal, in bytes.</param>
+    /// <param name="transactionId">The entry's transaction, or -1 when its header could not be trusted.</param>
+    /// <param name="problem">What is wrong, in words.</param>
     public JournalCorruptionException(long entryOffset, long transactionId, string problem)
         : this(null, entryOffset, transactionId, problem)
     {
     }
 
+    /// <summary>A problem in an entry of a known journal file.</summary>
+    /// <param name="filePath">The journal file, or null when not known.</param>
+    /// <param name="entryOffset">Where the entry starts in its journal, in bytes.</param>
+    /// <param name="transactionId">The entry's transaction, or -1 when its header could not be trusted.</param>
+    /// <param name="problem">What is wrong, in words.</param>
+    /// <param name="inner">The exception that revealed it, if any.</param>
     public JournalCorruptionException(string? filePath, long entryOffset, long transactionId, string problem, Exception? inner = null)
         : base(Describe(filePath, entryOffset, transactionId, problem), inner)
     {
@@ -32,6 +42,7 @@ public sealed class JournalCorruptionException : IOException
     /// <summary>The entry's transaction, or -1 when the entry's header could not be trusted.</summary>
     public long TransactionId { get; }
 
+    /// <summary>What is wrong, in words (without the file and offset, which the message adds).</summary>
     public string Problem { get; }
 
     /// <summary>The same problem, now that the caller knows which file it was in.</summary>

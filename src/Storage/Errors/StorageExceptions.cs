@@ -3,6 +3,12 @@ namespace Cairn;
 /// <summary>A page failed validation: its checksum or its own page number does not match.</summary>
 public sealed class PageCorruptionException : IOException
 {
+    /// <summary>A damaged page; the message gives the file, page number, byte offset, detail and both checksums.</summary>
+    /// <param name="filePath">The data file.</param>
+    /// <param name="pageNumber">The page's number (its byte offset is the number times 8 KiB).</param>
+    /// <param name="storedChecksum">The checksum written in the page's header.</param>
+    /// <param name="computedChecksum">The checksum of the page's bytes as read.</param>
+    /// <param name="detail">What failed (checksum, page number), in words.</param>
     public PageCorruptionException(string filePath, long pageNumber, ulong storedChecksum, ulong computedChecksum, string detail)
         : base($"Page {pageNumber} of '{filePath}' (offset {pageNumber * Paging.StorageConstants.PageSize}) is corrupt: {detail} " +
                $"(stored checksum 0x{storedChecksum:x16}, computed 0x{computedChecksum:x16})")
@@ -13,12 +19,16 @@ public sealed class PageCorruptionException : IOException
         ComputedChecksum = computedChecksum;
     }
 
+    /// <summary>The data file the page was read from.</summary>
     public string FilePath { get; }
 
+    /// <summary>The page's number; its byte offset in the file is this times 8 KiB.</summary>
     public long PageNumber { get; }
 
+    /// <summary>The checksum stored in the page's header (XXH3, 64-bit).</summary>
     public ulong StoredChecksum { get; }
 
+    /// <summary>The checksum computed over the page's bytes as read.</summary>
     public ulong ComputedChecksum { get; }
 }
 
@@ -26,8 +36,10 @@ public sealed class PageCorruptionException : IOException
 public sealed class StorageFormatException(string filePath, long offset, string detail)
     : IOException($"'{filePath}' at offset {offset}: {detail}")
 {
+    /// <summary>The file holding the invalid structure.</summary>
     public string FilePath { get; } = filePath;
 
+    /// <summary>The structure's byte offset in the file.</summary>
     public long Offset { get; } = offset;
 }
 
@@ -35,6 +47,7 @@ public sealed class StorageFormatException(string filePath, long offset, string 
 public sealed class TreeNotFoundException(string treeName)
     : KeyNotFoundException($"There is no tree named '{treeName}' in this environment.")
 {
+    /// <summary>The name that was asked for.</summary>
     public string TreeName { get; } = treeName;
 }
 
@@ -44,6 +57,7 @@ public sealed class InvalidKeyException(int length)
         ? "Keys must not be empty."
         : $"A key of {length} bytes exceeds the maximum of {Paging.StorageConstants.MaxKeySize} bytes.")
 {
+    /// <summary>The refused key's length in bytes (0 for an empty key).</summary>
     public int Length { get; } = length;
 }
 
@@ -55,6 +69,7 @@ public sealed class ReadOnlyTransactionException()
 public sealed class WriteTransactionTimeoutException(TimeSpan timeout)
     : TimeoutException($"No write transaction within {timeout.TotalMilliseconds:F0} ms: another write transaction is still open.")
 {
+    /// <summary>How long the caller waited for the write lock.</summary>
     public TimeSpan Timeout { get; } = timeout;
 }
 
@@ -62,6 +77,7 @@ public sealed class WriteTransactionTimeoutException(TimeSpan timeout)
 public sealed class EnvironmentLockedException(string directory, Exception inner)
     : IOException($"The environment in '{directory}' is already open in another process or instance.", inner)
 {
+    /// <summary>The environment's directory.</summary>
     public string Directory { get; } = directory;
 }
 

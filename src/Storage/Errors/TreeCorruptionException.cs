@@ -10,5 +10,6 @@ public sealed class TreeCorruptionException(long pageNumber, string problem)
     /// <summary>The page where the problem was seen (for a count mismatch, the tree's root page).</summary>
     public long PageNumber { get; } = pageNumber;
 
+    /// <summary>What is wrong, in words.</summary>
     public string Problem { get; } = problem;
 }

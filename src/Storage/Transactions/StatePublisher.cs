@@ -115,7 +115,9 @@ internal sealed unsafe class StatePublisher
     /// Publishes the current state without the flushed versions it still has (a commit may have replaced
     /// some meanwhile), mapped anew if the data file grew, and lets the flusher's slot go.
     /// </summary>
+    /// <param name="flushed">The page versions the flusher wrote to the data file, with the version each page had when written.</param>
     /// <param name="remapIfGrown">A new mapping if the data file grew past the given one, else null.</param>
+    /// <param name="flusherSlot">The reader slot the flusher pinned its state with; released here.</param>
     public void PublishFlushed(List<(long PageNumber, PageVersion Version)> flushed, Func<MappedView, MappedView?> remapIfGrown, int flusherSlot)
     {
         lock (_stateLock)

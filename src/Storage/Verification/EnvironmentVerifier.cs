@@ -16,6 +16,7 @@ internal static unsafe class EnvironmentVerifier
     /// <param name="tx">A read transaction on the snapshot to check.</param>
     /// <param name="freeSpace">The writer's free-space map (which pages it could hand out now).</param>
     /// <param name="waiting">Freed pages not yet allocatable (StatePublisher.WaitingPages).</param>
+    /// <param name="dataFilePath">The data file, named in the problems and the exception.</param>
     /// <exception cref="VerificationException">Any problem; the message lists every one.</exception>
     public static VerificationSummary Verify(LowLevelTransaction tx, FreeSpaceMap freeSpace, HashSet<long> waiting, string dataFilePath)
     {

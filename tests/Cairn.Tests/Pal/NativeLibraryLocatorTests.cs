@@ -48,4 +48,47 @@ public class NativeLibraryLocatorTests
         Assert.NotEqual(0, locator.Load());
         Assert.Contains(locator.CandidatePaths, p => p.EndsWith(Path.Combine("runtimes", "linux-x64", "native", "libcairnpal.so")));
     }
+
+    [Theory]
+    [InlineData("osx-arm64", "libcairnpal.dylib")]
+    [InlineData("linux-musl-x64", "libcairnpal.so")]
+    [InlineData("win-arm64", "cairnpal.dll")]
+    public void Error_on_a_platform_without_a_packaged_library_names_it_and_says_what_to_do(string platform, string fileName)
+    {
+        using var dir = new TestDirectory("locator-unsupported");
+        var locator = new NativeLibraryLocator([dir.Path], [platform], "cairnpal", fileName,
+            overridePath: null, searchOsPaths: false, platform: platform);
+
+        Assert.False(locator.IsSupportedPlatform);
+        var error = Assert.Throws<NativeLibraryNotFoundException>(() => locator.Load());
+
+        Assert.Equal(platform, error.Platform);
+        Assert.StartsWith($"Cairn's native library (cairnpal) is not available for this platform, {platform}: " +
+            "the Cairn package carries it for linux-x64, linux-arm64, win-x64 only.", error.Message);
+        Assert.Contains("build native/ from Cairn's source repository with CMake", error.Message);
+        Assert.Contains($"set the environment variable {NativeLibraryLocator.OverrideVariable} to the built library's full path", error.Message);
+        Assert.Contains(Path.Combine(dir.Path, "runtimes", platform, "native", fileName) + ": not found", error.Message);
+    }
+
+    [Fact]
+    public void Error_on_a_supported_platform_says_where_the_package_puts_the_library()
+    {
+        using var dir = new TestDirectory("locator-supported");
+        var locator = new NativeLibraryLocator([dir.Path], ["linux-arm64"], "cairnpal", "libcairnpal.so",
+            overridePath: null, searchOsPaths: false, platform: "linux-arm64");
+
+        var error = Assert.Throws<NativeLibraryNotFoundException>(() => locator.Load());
+
+        Assert.StartsWith("Cairn's native library libcairnpal.so could not be loaded on linux-arm64. Tried:", error.Message);
+        Assert.Contains("The Cairn package carries it as runtimes/linux-arm64/native/libcairnpal.so", error.Message);
+        Assert.DoesNotContain("not available for this platform", error.Message);
+    }
+
+    [Fact]
+    public void This_machine_is_a_supported_platform()
+    {
+        Assert.Equal("linux-x64", NativeLibraryLocator.CurrentPlatform());
+        Assert.True(NativeLibraryLocator.ForCurrentProcess().IsSupportedPlatform);
+        Assert.Equal(["linux-x64", "linux-arm64", "win-x64"], NativeLibraryLocator.SupportedPlatforms);
+    }
 }

@@ -38,7 +38,10 @@ internal sealed class JournalInventory : IDisposable
     private readonly Dictionary<string, int> _pinned = new(StringComparer.Ordinal);
     private bool _warnedDirectFallback;
 
+    /// <param name="directory">The environment's <c>Journals/</c> directory.</param>
+    /// <param name="sizing">How large new journal files are made.</param>
     /// <param name="files">What recovery found in <paramref name="directory"/>.</param>
+    /// <param name="logger">Where file creation, recycling and the O_DIRECT fallback are logged.</param>
     public JournalInventory(string directory, JournalSizing sizing, JournalFileSet files, ILogger logger)
     {
         _directory = directory;

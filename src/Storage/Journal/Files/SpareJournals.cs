@@ -19,6 +19,8 @@ internal sealed class SpareJournals : IDisposable
     private volatile bool _wanted;
     private long _checkedFor = -1; // the journal last checked at half full; only the writer's NoteAppended touches it
 
+    /// <param name="inventory">The journal files, where a prepared spare is handed over.</param>
+    /// <param name="logger">Where a failed preparation is logged (the switch then creates the file itself).</param>
     /// <param name="enabled">Off: no spare is ever prepared, and every switch without a recycled file creates its own.</param>
     public SpareJournals(JournalInventory inventory, ILogger logger, bool enabled = true)
     {

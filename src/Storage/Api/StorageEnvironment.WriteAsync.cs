@@ -27,7 +27,11 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
     /// <see cref="StorageOptions.MergerQueueTimeout"/>, then the task fails with <see cref="MergerQueueFullException"/>.
     /// A failed journal write fails this and every later operation with <see cref="EnvironmentFailedException"/>.</para>
     /// </remarks>
+    // RS0026 (two overloads with optional parameters): the optional CancellationToken is .NET's own pattern, and these
+    // overloads differ in their delegate's type, so a call can never become ambiguous through the default.
+#pragma warning disable RS0026
     public ValueTask WriteAsync<TState>(TState state, Action<WriteTransaction, TState> operation, CancellationToken cancellationToken = default)
+#pragma warning restore RS0026
     {
         ArgumentNullException.ThrowIfNull(operation);
         var queue = Merger.Queue;
@@ -46,8 +50,10 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
     /// Like <see cref="WriteAsync{TState}(TState, Action{WriteTransaction, TState}, CancellationToken)"/>, for an
     /// operation with a result, which the task returns once the transaction holding the operation is durable.
     /// </summary>
+#pragma warning disable RS0026 // as above
     public ValueTask<TResult> WriteAsync<TState, TResult>(TState state, Func<WriteTransaction, TState, TResult> operation,
         CancellationToken cancellationToken = default)
+#pragma warning restore RS0026
     {
         ArgumentNullException.ThrowIfNull(operation);
         var queue = Merger.Queue;

@@ -1,8 +1,9 @@
 # One step of the cross-built native tests, run by ctest in script mode (cmake -P) from the tests that
 # win_run.cmake and arm64_run.cmake register:
 #   ACTION=build: configure this project for PLATFORM (windows: mingw-w64; arm64: aarch64-linux-gnu
-#                 without liburing) in BUILD_DIR and build the test executables; for windows also
-#                 create the wine prefix, so that the runs that follow do not race to create it.
+#                 without liburing) in BUILD_DIR and build the test executables and the shared library
+#                 (the one the package ships, checked here like the host's); for windows also create
+#                 the wine prefix, so that the runs that follow do not race to create it.
 #   ACTION=run:   run BUILD_DIR/tests/native/TEST under wine or qemu-aarch64; its exit code decides.
 #   ACTION=stop:  (windows) stop the prefix's wineserver, which otherwise lingers after the last run.
 # A missing tool fails the step with the command that installs it: a machine without them must never
@@ -59,6 +60,26 @@ if(ACTION STREQUAL "build")
     if(NOT result EQUAL 0 OR NOT EXISTS ${WINEPREFIX_DIR}/system.reg)
       message(FATAL_ERROR "creating the wine prefix ${WINEPREFIX_DIR} failed (${result}):\n${output}")
     endif()
+  endif()
+  # The shared library this build made is the one the package ships (runtimes/win-x64/native/cairnpal.dll,
+  # runtimes/linux-arm64/native/libcairnpal.so): check what it exports, imports or needs, as for the host's.
+  if(PLATFORM STREQUAL "windows")
+    find_program(OBJDUMP x86_64-w64-mingw32-objdump)
+    if(NOT OBJDUMP)
+      message(FATAL_ERROR "x86_64-w64-mingw32-objdump not found; install it: ${install_hint}")
+    endif()
+    set(DLL ${BUILD_DIR}/cairnpal.dll)
+    set(HEADER ${CAIRN_SOURCE_DIR}/native/include/cairnpal.h)
+    include(${CMAKE_CURRENT_LIST_DIR}/../scripts/check_dll.cmake)
+  else()
+    execute_process(COMMAND ${CMAKE_COMMAND} -DLIBRARY=${BUILD_DIR}/libcairnpal.so -DLOADER=ld-linux-aarch64.so.1
+        -P ${CMAKE_CURRENT_LIST_DIR}/../scripts/check_needed.cmake
+      RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+    if(NOT result EQUAL 0)
+      message(FATAL_ERROR "the arm64 libcairnpal.so needs more than libc:\n${output}")
+    endif()
+    string(STRIP "${output}" output)
+    message(STATUS "${BUILD_DIR}/libcairnpal.so: ${output}")
   endif()
   message(STATUS "${PLATFORM} tests built in ${BUILD_DIR}/tests/native")
 elseif(ACTION STREQUAL "run")

@@ -1,4 +1,9 @@
-# cmake -DLIBRARY=path -P check_needed.cmake: fails unless every NEEDED entry is libc or the loader.
+# cmake -DLIBRARY=path [-DLOADER=name] -P check_needed.cmake: fails unless every NEEDED entry is libc or
+# the loader (LOADER: ld-linux-x86-64.so.2 unless given, ld-linux-aarch64.so.1 for the arm64 build).
+if(NOT LOADER)
+  set(LOADER ld-linux-x86-64.so.2)
+endif()
+string(REPLACE "." "\\." loader_pattern "${LOADER}")
 find_program(READELF readelf REQUIRED)
 execute_process(COMMAND ${READELF} -d ${LIBRARY} OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -10,7 +15,7 @@ if(NOT needed_lines)
 endif()
 foreach(line ${needed_lines})
   string(REGEX REPLACE ".*\\[([^]]+)\\]" "\\1" library "${line}")
-  if(NOT library MATCHES "^(libc\\.so\\.6|ld-linux-x86-64\\.so\\.2)$")
+  if(NOT library MATCHES "^(libc\\.so\\.6|${loader_pattern})$")
     message(FATAL_ERROR "${LIBRARY} needs ${library} at run time; only libc and the loader are allowed")
   endif()
   message(STATUS "NEEDED ${library}: allowed")

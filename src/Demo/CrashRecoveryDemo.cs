@@ -58,8 +58,15 @@ internal static class CrashRecoveryDemo
         string path = Path.Combine(directory, "crash");
         if (Directory.Exists(path))
             Directory.Delete(path, recursive: true);
-        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true };
-        start.ArgumentList.Add(typeof(CrashRecoveryDemo).Assembly.Location);
+        // The writer is this program again, started the way this one was: through the application's own
+        // executable when it has one (an apphost, a self-contained publish for linux-arm64 or win-x64), else
+        // through 'dotnet' and the assembly. 'dotnet' of the machine could not run a self-contained publish
+        // for another platform.
+        string? self = Environment.ProcessPath;
+        bool viaDotnet = self is null || Path.GetFileNameWithoutExtension(self).Equals("dotnet", StringComparison.OrdinalIgnoreCase);
+        var start = new ProcessStartInfo(viaDotnet ? "dotnet" : self!) { RedirectStandardOutput = true, RedirectStandardError = true };
+        if (viaDotnet)
+            start.ArgumentList.Add(typeof(CrashRecoveryDemo).Assembly.Location);
         start.ArgumentList.Add("--crash-writer");
         start.ArgumentList.Add(path);
         using var child = Process.Start(start) ?? throw new InvalidOperationException("could not start the crash writer");

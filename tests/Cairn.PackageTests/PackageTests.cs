@@ -11,13 +11,14 @@ namespace Cairn.PackageTests;
 /// The package 'Cairn' as a user gets it: what is in it, what its manifest says, and a consumer project
 /// outside the repository that restores it by name from a local feed, builds and runs.
 /// </summary>
-public sealed class PackageTests(PackedCairn packed) : IClassFixture<PackedCairn>
+[Collection(PackageCollection.Name)]
+public sealed class PackageTests(PackedCairn packed)
 {
     // The packaging files every .nupkg has (Open Packaging Conventions), not Cairn's content.
     private static bool IsPackagingFile(string entry)
         => entry is "_rels/.rels" or "[Content_Types].xml" || entry.StartsWith("package/services/metadata/", StringComparison.Ordinal);
 
-    private static readonly Dictionary<string, string> NativeFileNames = new()
+    internal static readonly Dictionary<string, string> NativeFileNames = new()
     {
         ["linux-x64"] = "libcairnpal.so",
         ["linux-arm64"] = "libcairnpal.so",
@@ -111,87 +112,32 @@ public sealed class PackageTests(PackedCairn packed) : IClassFixture<PackedCairn
     [Fact]
     public void A_project_outside_the_repository_restores_Cairn_by_name_builds_and_runs_the_readme_example()
     {
-        // The consumer lives outside the repository, so none of its Directory.Build.props/Directory.Packages.props
-        // apply; empty ones of its own stop any found further up.
-        var consumer = Path.Combine(Path.GetTempPath(), $"cairn-package-consumer-{Guid.NewGuid():N}");
-        Assert.False(Path.GetFullPath(consumer).StartsWith(packed.RepositoryRoot, StringComparison.Ordinal));
-        // Its own packages folder: a Cairn of the same version left in the user's global cache by an earlier
-        // pack must not stand in for this one.
-        var packages = Path.Combine(packed.WorkDirectory, "packages");
+        using var consumer = new Consumer(packed, ReadmeExample());
         // The example keeps its data under the temporary folder; TMPDIR puts that on the real disk, in .scratch.
         var temp = Path.Combine(packed.WorkDirectory, "tmp") + Path.DirectorySeparatorChar;
         Directory.CreateDirectory(temp);
-        try
-        {
-            Directory.CreateDirectory(consumer);
-            File.WriteAllText(Path.Combine(consumer, "Directory.Build.props"), "<Project />\n");
-            File.WriteAllText(Path.Combine(consumer, "Directory.Build.targets"), "<Project />\n");
-            File.WriteAllText(Path.Combine(consumer, "Directory.Packages.props"), "<Project />\n");
-            // The local feed beside the sources the user already has (the registry, for the framework packages).
-            File.WriteAllText(Path.Combine(consumer, "nuget.config"), $"""
-                <?xml version="1.0" encoding="utf-8"?>
-                <configuration>
-                  <packageSources>
-                    <add key="cairn-package-test" value="{packed.FeedDirectory}" />
-                  </packageSources>
-                </configuration>
-                """);
-            File.WriteAllText(Path.Combine(consumer, "Consumer.csproj"), $"""
-                <Project Sdk="Microsoft.NET.Sdk">
-                  <PropertyGroup>
-                    <OutputType>Exe</OutputType>
-                    <TargetFramework>net10.0</TargetFramework>
-                    <ImplicitUsings>enable</ImplicitUsings>
-                    <Nullable>enable</Nullable>
-                    <TreatWarningsAsErrors>true</TreatWarningsAsErrors>
-                  </PropertyGroup>
-                  <ItemGroup>
-                    <PackageReference Include="Cairn" Version="{packed.Version}" />
-                  </ItemGroup>
-                </Project>
-                """);
-            File.WriteAllText(Path.Combine(consumer, "Program.cs"), ReadmeExample());
 
-            var environment = new Dictionary<string, string?>
-            {
-                ["NUGET_PACKAGES"] = packages,
-                ["TMPDIR"] = temp,
-                [NativeLibraryLocator.OverrideVariable] = null,
-            };
-            var timeout = TimeSpan.FromMinutes(5);
-            Tool.Run("dotnet", ["restore", "-nodeReuse:false"], consumer, timeout, environment);
-            Tool.Run("dotnet", ["build", "--no-restore", "-c", "Release", "-nodeReuse:false", "-p:UseSharedCompilation=false"], consumer, timeout, environment);
+        consumer.Dotnet("restore");
+        consumer.Dotnet("build", "--no-restore", "-c", "Release");
 
-            // The Cairn restored is the one packed here, byte for byte.
-            var restored = Path.Combine(packages, "cairn", packed.Version.ToLowerInvariant());
-            Assert.Equal(Convert.ToBase64String(SHA512.HashData(File.ReadAllBytes(packed.PackagePath))),
-                File.ReadAllText(Path.Combine(restored, $"cairn.{packed.Version.ToLowerInvariant()}.nupkg.sha512")).Trim());
+        // The Cairn restored is the one packed here, byte for byte.
+        var restored = Path.Combine(consumer.PackagesDirectory, "cairn", packed.Version.ToLowerInvariant());
+        Assert.Equal(Convert.ToBase64String(SHA512.HashData(File.ReadAllBytes(packed.PackagePath))),
+            File.ReadAllText(Path.Combine(restored, $"cairn.{packed.Version.ToLowerInvariant()}.nupkg.sha512")).Trim());
 
-            var output = Path.Combine(consumer, "bin", "Release", "net10.0");
-            foreach (var platform in NativeLibraryLocator.SupportedPlatforms)
-                Assert.True(File.Exists(Path.Combine(output, "runtimes", platform, "native", NativeFileNames[platform])), $"no {platform} library in the consumer's output");
+        var output = Path.Combine(consumer.Directory, "bin", "Release", "net10.0");
+        foreach (var platform in NativeLibraryLocator.SupportedPlatforms)
+            Assert.True(File.Exists(Path.Combine(output, "runtimes", platform, "native", NativeFileNames[platform])), $"no {platform} library in the consumer's output");
 
-            var run = Tool.Run("dotnet", [Path.Combine(output, "Consumer.dll")], consumer, timeout, environment);
+        var run = Tool.Run("dotnet", [Path.Combine(output, "Consumer.dll")], consumer.Directory, TimeSpan.FromMinutes(2),
+            consumer.Environment(("TMPDIR", temp)));
 
-            Assert.Contains("alice = {\"name\":\"Alice\"}", run.Output);
-            Assert.Contains("journal", run.Output); // the I/O statistics summary
-            Assert.True(File.Exists(Path.Combine(temp, "cairn-example", StorageFileName)), $"no data file under {temp}:{Environment.NewLine}{run.Output}");
-        }
-        finally
-        {
-            try
-            {
-                Directory.Delete(consumer, recursive: true);
-            }
-            catch (DirectoryNotFoundException)
-            {
-            }
-        }
+        Assert.Contains("alice = {\"name\":\"Alice\"}", run.Output);
+        Assert.Contains("journal", run.Output); // the I/O statistics summary
+        Assert.True(File.Exists(Path.Combine(temp, "cairn-example", "cairn.data")), $"no data file under {temp}:{Environment.NewLine}{run.Output}");
     }
 
     private XDocument Xml(string entry) => XDocument.Load(new MemoryStream(PackedCairn.Read(packed.PackagePath, entry)));
-
-    private const string StorageFileName = "cairn.data";
 
     /// <summary>The C# example of the package's README (its "Use" section): the consumer runs exactly what users read.</summary>
     private string ReadmeExample()

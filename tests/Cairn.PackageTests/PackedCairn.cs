@@ -3,8 +3,15 @@ using System.Text.RegularExpressions;
 
 namespace Cairn.PackageTests;
 
+/// <summary>The package tests share one pack (and run one after another).</summary>
+[CollectionDefinition(Name)]
+public sealed class PackageCollection : ICollectionFixture<PackedCairn>
+{
+    public const string Name = "package";
+}
+
 /// <summary>
-/// Packs src/Storage once for the test class, into a folder of its own under the repository's ignored
+/// Packs src/Storage once for the package tests, into a folder of its own under the repository's ignored
 /// .scratch (the local feed), and removes that folder afterwards.
 /// </summary>
 public sealed partial class PackedCairn : IDisposable

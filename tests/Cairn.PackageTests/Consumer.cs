@@ -1,0 +1,82 @@
+namespace Cairn.PackageTests;
+
+/// <summary>
+/// A console project outside the repository (under the system's temporary folder) that references the
+/// package 'Cairn' by name and version, restored from the local feed beside the user's own sources into a
+/// packages folder of the test's own. Removed on dispose.
+/// </summary>
+internal sealed class Consumer : IDisposable
+{
+    public Consumer(PackedCairn packed, string program, string extraProperties = "")
+    {
+        Directory = Path.Combine(Path.GetTempPath(), $"cairn-package-consumer-{Guid.NewGuid():N}");
+        if (Path.GetFullPath(Directory).StartsWith(packed.RepositoryRoot, StringComparison.Ordinal))
+            throw new InvalidOperationException($"the consumer must live outside the repository, not in {Directory}");
+        // Its own packages folder: a Cairn of the same version left in the user's global cache by an earlier
+        // pack must not stand in for this one.
+        PackagesDirectory = Path.Combine(packed.WorkDirectory, "packages");
+
+        System.IO.Directory.CreateDirectory(Directory);
+        // Outside the repository none of its Directory.Build.props/Directory.Packages.props apply; empty ones of
+        // its own stop any found further up.
+        File.WriteAllText(Path.Combine(Directory, "Directory.Build.props"), "<Project />\n");
+        File.WriteAllText(Path.Combine(Directory, "Directory.Build.targets"), "<Project />\n");
+        File.WriteAllText(Path.Combine(Directory, "Directory.Packages.props"), "<Project />\n");
+        // The local feed beside the sources the user already has (the registry, for the framework packages).
+        File.WriteAllText(Path.Combine(Directory, "nuget.config"), $"""
+            <?xml version="1.0" encoding="utf-8"?>
+            <configuration>
+              <packageSources>
+                <add key="cairn-package-test" value="{packed.FeedDirectory}" />
+              </packageSources>
+            </configuration>
+            """);
+        File.WriteAllText(Path.Combine(Directory, "Consumer.csproj"), $"""
+            <Project Sdk="Microsoft.NET.Sdk">
+              <PropertyGroup>
+                <OutputType>Exe</OutputType>
+                <TargetFramework>net10.0</TargetFramework>
+                <ImplicitUsings>enable</ImplicitUsings>
+                <Nullable>enable</Nullable>
+                <TreatWarningsAsErrors>true</TreatWarningsAsErrors>
+                {extraProperties}
+              </PropertyGroup>
+              <ItemGroup>
+                <PackageReference Include="Cairn" Version="{packed.Version}" />
+              </ItemGroup>
+            </Project>
+            """);
+        File.WriteAllText(Path.Combine(Directory, "Program.cs"), program);
+    }
+
+    public string Directory { get; }
+
+    public string PackagesDirectory { get; }
+
+    /// <summary>Runs dotnet (restore, build, publish) in the consumer's folder with its packages folder.</summary>
+    public Tool.Result Dotnet(params string[] arguments)
+        => Tool.Run("dotnet", [.. arguments, "-nodeReuse:false", "-p:UseSharedCompilation=false"], Directory, TimeSpan.FromMinutes(10), Environment());
+
+    public Dictionary<string, string?> Environment(params (string Name, string? Value)[] more)
+    {
+        var environment = new Dictionary<string, string?>
+        {
+            ["NUGET_PACKAGES"] = PackagesDirectory,
+            [Pal.NativeLibraryLocator.OverrideVariable] = null,
+        };
+        foreach (var (name, value) in more)
+            environment[name] = value;
+        return environment;
+    }
+
+    public void Dispose()
+    {
+        try
+        {
+            System.IO.Directory.Delete(Directory, recursive: true);
+        }
+        catch (DirectoryNotFoundException)
+        {
+        }
+    }
+}

@@ -134,8 +134,11 @@ public sealed class NativeLibraryLocator
             message.Append(Environment.NewLine)
                 .Append("The Cairn package carries it as runtimes/").Append(Platform).Append("/native/").Append(_fileName)
                 .Append(", which a build copies under the application's runtimes/ folder and a publish for a runtime beside")
-                .Append(" the application; check that it is there. In Cairn's own repository 'dotnet build' builds it (through CMake).")
-                .Append(" Or set ").Append(OverrideVariable).Append(" to its full path.");
+                .Append(" the application; check that it is there.");
+            if (Platform.StartsWith("linux-", StringComparison.Ordinal))
+                message.Append(" It needs glibc 2.34 or later.");
+            message.Append(" In Cairn's own repository 'dotnet build' builds it (through CMake). Or set ")
+                .Append(OverrideVariable).Append(" to its full path.");
         }
         return message.ToString();
     }

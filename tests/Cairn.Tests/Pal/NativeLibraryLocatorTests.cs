@@ -81,6 +81,7 @@ public class NativeLibraryLocatorTests
 
         Assert.StartsWith("Cairn's native library libcairnpal.so could not be loaded on linux-arm64. Tried:", error.Message);
         Assert.Contains("The Cairn package carries it as runtimes/linux-arm64/native/libcairnpal.so", error.Message);
+        Assert.Contains("It needs glibc 2.34 or later.", error.Message);
         Assert.DoesNotContain("not available for this platform", error.Message);
     }
 

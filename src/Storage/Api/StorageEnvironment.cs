@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Cairn.Commit;
 using Cairn.Diagnostics;
 using Cairn.Errors;
@@ -77,6 +78,7 @@ public sealed partial class StorageEnvironment : IDisposable
             _journalMember.Attach(joinedGroup);
         }
         _pipeline = new CommitPipeline(_states, _journalMember, _freeSpace, _failure, EnvironmentId, logger, OnPublished);
+        StartMetrics();
         _flusher.Start(unflushedWork: opened.TransactionsReplayed > 0);
         RequestSpareJournal();
     }
@@ -105,6 +107,7 @@ public sealed partial class StorageEnvironment : IDisposable
         ThrowIfDisposed();
         var context = _readContexts.TryRent()
             ?? new ReadContext(LowLevelTransaction.ForReading(_dataFile, _scratch, _states.Current), _states.Readers.Reserve(), _readContexts);
+        _states.Readers.MarkReadStarted(context.ReaderSlot);
         context.Bind(_states.Pin(context.ReaderSlot));
         return new ReadTransaction(this, context);
     }
@@ -136,9 +139,11 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary><see cref="WriteTransaction.Commit"/>: the commit pipeline's three stages in a row, then the write lock goes.</summary>
     internal void Commit(LowLevelTransaction tx)
     {
+        long started = Stopwatch.GetTimestamp();
         try
         {
             _pipeline.Commit(tx);
+            _metrics.RecordDurableCommit(started);
         }
         finally
         {
@@ -297,6 +302,7 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private void ReleaseResources()
     {
+        _metrics.Dispose();
         CloseJournalGroup();
         LeaveJournalGroup();
         _merger?.Dispose();

@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using Microsoft.Extensions.Logging;
 
 namespace Cairn;
@@ -13,6 +14,19 @@ public sealed class StorageOptions
 
     /// <summary>The environment's directory; created if missing. Holds <c>cairn.data</c> and <c>Journals/</c>.</summary>
     public string DirectoryPath { get; }
+
+    /// <summary>
+    /// The environment's name in its metrics (the tag <see cref="Diagnostics.CairnMetrics.EnvironmentTag"/>).
+    /// Null: the full path of <see cref="DirectoryPath"/>.
+    /// </summary>
+    public string? Name { get; init; }
+
+    /// <summary>
+    /// Where the environment's meter comes from (a host's <see cref="IMeterFactory"/>, so its metrics live and
+    /// die with the host's container). Null: one process-wide meter named
+    /// <see cref="Diagnostics.CairnMetrics.MeterName"/>, shared by every environment opened without a factory.
+    /// </summary>
+    public IMeterFactory? MeterFactory { get; init; }
 
     /// <summary>Where the environment logs (open, recovery, torn journal tails, slow writes, fallbacks). Null: nowhere.</summary>
     public ILoggerFactory? LoggerFactory { get; init; }

@@ -98,8 +98,24 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>Every journal write, data-file flush and sync of this environment, most recent first out (see <see cref="Diagnostics.IoStats"/>).</summary>
     public IoStats IoStats { get; }
 
+    /// <summary>
+    /// Scratch memory in use, in bytes: committed page versions not yet in the data file, and older copies
+    /// open readers still see. Commits wait for room once it reaches <see cref="StorageOptions.MaxScratchBytes"/>.
+    /// </summary>
+    public long ScratchBytesInUse => _scratch.BytesInUse;
+
+    /// <summary>
+    /// Bytes of journal files on disk that recovery may need: the one in service and those waiting for a
+    /// data-file sync to cover them. Growing without bound means the flusher is not keeping up (or a
+    /// long reader pins what it would write).
+    /// </summary>
+    public long JournalBytesOnDisk => _journal.RetainedBytes;
+
     /// <summary>True once an I/O failure has stopped the environment from accepting writes (see <see cref="EnvironmentFailedException"/>).</summary>
     public bool HasFailed => _failure.HasFailed;
+
+    /// <summary>Why the environment stopped accepting writes (the error <see cref="WriteTransaction.Commit"/> and <see cref="BeginWrite()"/> now throw), or null while <see cref="HasFailed"/> is false.</summary>
+    public EnvironmentFailedException? Failure => _failure.HasFailed ? _failure.Exception() : null;
 
     /// <summary>Starts a read transaction on the latest committed state. It never blocks and is never blocked.</summary>
     public ReadTransaction BeginRead()

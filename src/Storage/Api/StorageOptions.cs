@@ -122,6 +122,13 @@ public sealed class StorageOptions
     public int JournalGroupMaxWritesInFlight { get; init; } = 2;
 
     /// <summary>
+    /// Checks every value now, as <see cref="StorageEnvironment.Open"/> will: for a host that wants a bad
+    /// setting to fail at start (hosting's options validation), before anything is opened.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">A value is out of range; the exception's parameter name is the option's name.</exception>
+    public void Validate() => StorageOptionsValidation.Validate(this);
+
+    /// <summary>
     /// Whether the background thread prepares the next journal file ahead of the switch (always, outside
     /// tests; a test turns it off to make the commit path create the file itself).
     /// </summary>

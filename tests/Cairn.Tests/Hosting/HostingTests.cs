@@ -128,18 +128,11 @@ public sealed class HostingTests
     public async Task The_health_check_is_healthy_then_degraded_when_scratch_memory_nears_its_limit()
     {
         using var dir = new TestDirectory("hosting-health");
-        var builder = Builder([]);
-        builder.Services.AddCairn("orders", o =>
+        using var host = await StartUnflushedWithHealthCheckAsync(dir, o =>
         {
-            o.DirectoryPath = dir.Path;
-            o.MaxFlushDelay = TimeSpan.FromHours(1); // committed pages stay in scratch memory
-            o.SyncInterval = TimeSpan.FromHours(1);
             o.MaxScratchBytes = 64L << 20;
             o.ScratchDegradedFraction = 0.01; // 671 KiB
         });
-        builder.Services.AddHealthChecks().AddCairnCheck("orders", tags: ["ready"]);
-        using var host = builder.Build();
-        await host.StartAsync();
         var health = host.Services.GetRequiredService<HealthCheckService>();
         var env = host.Services.GetRequiredKeyedService<StorageEnvironment>("orders");
 
@@ -165,17 +158,7 @@ public sealed class HostingTests
     public async Task The_health_check_reports_a_journal_grown_past_its_bound()
     {
         using var dir = new TestDirectory("hosting-journal");
-        var builder = Builder([]);
-        builder.Services.AddCairn("orders", o =>
-        {
-            o.DirectoryPath = dir.Path;
-            o.MaxFlushDelay = TimeSpan.FromHours(1);
-            o.SyncInterval = TimeSpan.FromHours(1);
-            o.JournalDegradedBytes = 4096;
-        });
-        builder.Services.AddHealthChecks().AddCairnCheck("orders");
-        using var host = builder.Build();
-        await host.StartAsync();
+        using var host = await StartUnflushedWithHealthCheckAsync(dir, o => o.JournalDegradedBytes = 4096);
         var env = host.Services.GetRequiredKeyedService<StorageEnvironment>("orders");
         await env.WriteAsync(0, static (tx, _) => tx.CreateTree("t").Put("k"u8, "v"u8));
 
@@ -202,6 +185,23 @@ public sealed class HostingTests
         Assert.True(process.ExitCode == 0, $"exit {process.ExitCode}: {output} {await error}");
         Assert.Contains("(consistent), health never unhealthy", output);
         Assert.Contains("Closed environment", output);
+    }
+
+    /// <summary>A started host with environment "orders" that never flushes on its own (pages stay in scratch memory, journals on disk) and its health check.</summary>
+    private static async Task<IHost> StartUnflushedWithHealthCheckAsync(TestDirectory dir, Action<CairnOptions> configure)
+    {
+        var builder = Builder([]);
+        builder.Services.AddCairn("orders", o =>
+        {
+            o.DirectoryPath = dir.Path;
+            o.MaxFlushDelay = TimeSpan.FromHours(1);
+            o.SyncInterval = TimeSpan.FromHours(1);
+            configure(o);
+        });
+        builder.Services.AddHealthChecks().AddCairnCheck("orders", tags: ["ready"]);
+        var host = builder.Build();
+        await host.StartAsync();
+        return host;
     }
 
     private static HostApplicationBuilder Builder(Dictionary<string, string?> configuration)

@@ -122,6 +122,17 @@ public sealed class StorageOptions
     public int JournalGroupMaxWritesInFlight { get; init; } = 2;
 
     /// <summary>
+    /// Journal entries whose page records reach this many bytes are compressed (one LZ4 block) when that
+    /// saves at least one 4 KiB block of the entry. Null (the default): never. It pays where the disk's
+    /// durable write bandwidth is below what LZ4 compresses (about 0.3-1 GB/s for journal payloads on
+    /// one core) times the fraction it saves: slow or throttled volumes and compressible values; on a fast
+    /// local disk writing the bytes is quicker (docs/decisions.md, "LZ4 journal compression"). 256 KiB
+    /// is a sensible value there: smaller entries cost a write's latency whatever their size. Recovery
+    /// reads compressed entries whatever this setting says, so it can be changed at any open.
+    /// </summary>
+    public int? JournalCompressionThreshold { get; init; }
+
+    /// <summary>
     /// Checks every value now, as <see cref="StorageEnvironment.Open"/> will: for a host that wants a bad
     /// setting to fail at start (hosting's options validation), before anything is opened.
     /// </summary>

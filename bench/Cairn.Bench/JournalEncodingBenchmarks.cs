@@ -11,7 +11,7 @@ namespace Cairn.Bench;
 /// <summary>
 /// Building the journal entry of one real transaction of 100 random puts (16-byte keys, 100-byte
 /// values, into a tree of 100,000 keys; <see cref="JournalWorkload"/>): diff-encoding its ~100
-/// modified pages, hashing, padding — without compression (the default) and with Brotli always
+/// modified pages, hashing, padding — without compression (the default) and with LZ4 always
 /// tried. The Entry/pages column is the entry's size over the modified pages' size (the durability
 /// issue's target is at most 0.3). One operation is one whole entry.
 /// </summary>
@@ -22,7 +22,7 @@ public unsafe class JournalEncodingBenchmarks
 {
     private JournalWorkload _workload = null!;
     private JournalBuffer _buffer = null!;
-    private JournalEntryWriter _plain = null!, _brotli0 = null!, _brotli1 = null!;
+    private JournalEntryWriter _plain = null!, _lz4 = null!;
 
     [Params(JournalWorkloadKind.Puts100Random, JournalWorkloadKind.Puts100Pattern)]
     public JournalWorkloadKind Workload { get; set; }
@@ -33,8 +33,7 @@ public unsafe class JournalEncodingBenchmarks
         _workload = JournalWorkload.Capture(Workload);
         _buffer = new JournalBuffer();
         _plain = Writer(nameof(Uncompressed));
-        _brotli0 = Writer(nameof(BrotliQuality0));
-        _brotli1 = Writer(nameof(BrotliQuality1));
+        _lz4 = Writer(nameof(Lz4));
     }
 
     [GlobalCleanup]
@@ -43,25 +42,20 @@ public unsafe class JournalEncodingBenchmarks
         _workload.Dispose();
         _buffer.Dispose();
         _plain.Dispose();
-        _brotli0.Dispose();
-        _brotli1.Dispose();
+        _lz4.Dispose();
     }
 
     [Benchmark(Baseline = true, Description = "encode, no compression")]
     public long Uncompressed() => _workload.Encode(_plain, _buffer);
 
-    [Benchmark(Description = "encode + Brotli q0")]
-    public long BrotliQuality0() => _workload.Encode(_brotli0, _buffer);
-
-    [Benchmark(Description = "encode + Brotli q1")]
-    public long BrotliQuality1() => _workload.Encode(_brotli1, _buffer);
+    [Benchmark(Description = "encode + LZ4")]
+    public long Lz4() => _workload.Encode(_lz4, _buffer);
 
     /// <summary>The writer each benchmark method uses (also for the size column, in the host process).</summary>
     internal static JournalEntryWriter Writer(string method) => new(method switch
     {
         nameof(Uncompressed) => new JournalWriterOptions { CompressionThreshold = JournalWriterOptions.CompressionDisabled },
-        nameof(BrotliQuality0) => new JournalWriterOptions { CompressionThreshold = 0, CompressionQuality = 0 },
-        nameof(BrotliQuality1) => new JournalWriterOptions { CompressionThreshold = 0, CompressionQuality = 1 },
+        nameof(Lz4) => new JournalWriterOptions { CompressionThreshold = 0 },
         _ => throw new ArgumentOutOfRangeException(nameof(method), method, null),
     });
 }

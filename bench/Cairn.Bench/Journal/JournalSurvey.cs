@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.IO.Compression;
 using Cairn.Journal;
 using Cairn.Pal;
+using K4os.Compression.LZ4;
 
 namespace Cairn.Bench.Journal;
 
@@ -25,6 +26,13 @@ public static unsafe class JournalSurvey
                 (s, d) => BrotliEncoder.TryCompress(s, d, out int w, q, 22) ? w : throw new InvalidOperationException(),
                 (s, n, d) => BrotliDecoder.TryDecompress(s.AsSpan(0, n), d, out int w) ? w : throw new InvalidOperationException()));
         }
+        foreach (var level in new[] { LZ4Level.L00_FAST, LZ4Level.L03_HC })
+        {
+            var l = level;
+            codecs.Add(new($"lz4 {l}",
+                (s, d) => LZ4Codec.Encode(s, d, l) is > 0 and var w ? w : throw new InvalidOperationException(),
+                (s, n, d) => LZ4Codec.Decode(s.AsSpan(0, n), d) is >= 0 and var w ? w : throw new InvalidOperationException()));
+        }
         foreach (var level in new[] { CompressionLevel.Fastest, CompressionLevel.Optimal })
         {
             var l = level;
@@ -46,7 +54,7 @@ public static unsafe class JournalSurvey
             {
                 using var workload = JournalWorkload.Capture(kind);
                 var payload = workload.Payload();
-                var compressed = new byte[BrotliEncoder.GetMaxCompressedLength(payload.Length) + 1024];
+                var compressed = new byte[Math.Max(BrotliEncoder.GetMaxCompressedLength(payload.Length), LZ4Codec.MaximumOutputSize(payload.Length)) + 1024];
                 var restored = new byte[payload.Length + 1];
                 foreach (var codec in codecs)
                 {

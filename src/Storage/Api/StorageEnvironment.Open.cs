@@ -34,8 +34,10 @@ public sealed partial class StorageEnvironment
             options.PrepareSpareJournals);
         var opened = EnvironmentOpener.Open(options.DirectoryPath, DataFileName, settings, logger);
         var environment = new StorageEnvironment(options, logger, opened, joinedGroup);
+        var elapsed = Stopwatch.GetElapsedTime(started);
+        environment._metrics.RecordOpened(elapsed, opened.TransactionsReplayed);
         Log.EnvironmentOpened(logger, options.DirectoryPath, opened.InitialState.TransactionId, opened.DataFile.PageCount,
-            opened.TransactionsReplayed, Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+            opened.TransactionsReplayed, elapsed.TotalMilliseconds);
         return environment;
     }
 }

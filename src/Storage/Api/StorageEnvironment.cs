@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Cairn.Commit;
 using Cairn.Diagnostics;
 using Cairn.Errors;
@@ -77,7 +78,9 @@ public sealed partial class StorageEnvironment : IDisposable
             _joinedGroup = joinedGroup;
             _journalMember.Attach(joinedGroup);
         }
-        _pipeline = new CommitPipeline(_states, _journalMember, _freeSpace, _failure, EnvironmentId, logger, OnPublished);
+        _pipeline = new CommitPipeline(_states, _journalMember, _freeSpace, _failure, EnvironmentId, logger, OnPublished,
+            new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThreshold ?? Journal.JournalWriterOptions.CompressionDisabled });
+        StartMetrics();
         _flusher.Start(unflushedWork: opened.TransactionsReplayed > 0);
         RequestSpareJournal();
     }
@@ -98,8 +101,24 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>Every journal write, data-file flush and sync of this environment, most recent first out (see <see cref="Diagnostics.IoStats"/>).</summary>
     public IoStats IoStats { get; }
 
+    /// <summary>
+    /// Scratch memory in use, in bytes: committed page versions not yet in the data file, and older copies
+    /// open readers still see. Commits wait for room once it reaches <see cref="StorageOptions.MaxScratchBytes"/>.
+    /// </summary>
+    public long ScratchBytesInUse => _scratch.BytesInUse;
+
+    /// <summary>
+    /// Bytes of journal files on disk that recovery may need: the one in service and those waiting for a
+    /// data-file sync to cover them. Growing without bound means the flusher is not keeping up (or a
+    /// long reader pins what it would write).
+    /// </summary>
+    public long JournalBytesOnDisk => _journal.RetainedBytes;
+
     /// <summary>True once an I/O failure has stopped the environment from accepting writes (see <see cref="EnvironmentFailedException"/>).</summary>
     public bool HasFailed => _failure.HasFailed;
+
+    /// <summary>Why the environment stopped accepting writes (the error <see cref="WriteTransaction.Commit"/> and <see cref="BeginWrite()"/> now throw), or null while <see cref="HasFailed"/> is false.</summary>
+    public EnvironmentFailedException? Failure => _failure.HasFailed ? _failure.Exception() : null;
 
     /// <summary>Starts a read transaction on the latest committed state. It never blocks and is never blocked.</summary>
     public ReadTransaction BeginRead()
@@ -107,6 +126,7 @@ public sealed partial class StorageEnvironment : IDisposable
         ThrowIfDisposed();
         var context = _readContexts.TryRent()
             ?? new ReadContext(LowLevelTransaction.ForReading(_dataFile, _scratch, _states.Current), _states.Readers.Reserve(), _readContexts);
+        _states.Readers.MarkReadStarted(context.ReaderSlot);
         context.Bind(_states.Pin(context.ReaderSlot));
         return new ReadTransaction(this, context);
     }
@@ -148,9 +168,11 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary><see cref="WriteTransaction.Commit"/>: the commit pipeline's three stages in a row, then the write lock goes.</summary>
     internal void Commit(LowLevelTransaction tx)
     {
+        long started = Stopwatch.GetTimestamp();
         try
         {
             _pipeline.Commit(tx);
+            _metrics.RecordDurableCommit(started);
         }
         finally
         {
@@ -309,6 +331,7 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private void ReleaseResources()
     {
+        _metrics.Dispose();
         CloseJournalGroup();
         LeaveJournalGroup();
         _merger?.Dispose();

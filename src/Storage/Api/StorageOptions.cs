@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using Microsoft.Extensions.Logging;
 
 namespace Cairn;
@@ -16,6 +17,19 @@ public sealed class StorageOptions
 
     /// <summary>The environment's directory; created if missing. Holds <c>cairn.data</c> and <c>Journals/</c>.</summary>
     public string DirectoryPath { get; }
+
+    /// <summary>
+    /// The environment's name in its metrics (the tag <see cref="Diagnostics.CairnMetrics.EnvironmentTag"/>).
+    /// Null: the full path of <see cref="DirectoryPath"/>.
+    /// </summary>
+    public string? Name { get; init; }
+
+    /// <summary>
+    /// Where the environment's meter comes from (a host's <see cref="IMeterFactory"/>, so its metrics live and
+    /// die with the host's container). Null: one process-wide meter named
+    /// <see cref="Diagnostics.CairnMetrics.MeterName"/>, shared by every environment opened without a factory.
+    /// </summary>
+    public IMeterFactory? MeterFactory { get; init; }
 
     /// <summary>Where the environment logs (open, recovery, torn journal tails, slow writes, fallbacks). Null: nowhere.</summary>
     public ILoggerFactory? LoggerFactory { get; init; }
@@ -109,6 +123,24 @@ public sealed class StorageOptions
     /// the file is durable. 1 writes one at a time. At most 16.
     /// </summary>
     public int JournalGroupMaxWritesInFlight { get; init; } = 2;
+
+    /// <summary>
+    /// Journal entries whose page records reach this many bytes are compressed (one LZ4 block) when that
+    /// saves at least one 4 KiB block of the entry. Null (the default): never. It pays where the disk's
+    /// durable write bandwidth is below what LZ4 compresses (about 0.3-1 GB/s for journal payloads on
+    /// one core) times the fraction it saves: slow or throttled volumes and compressible values; on a fast
+    /// local disk writing the bytes is quicker (docs/decisions.md, "LZ4 journal compression"). 256 KiB
+    /// is a sensible value there: smaller entries cost a write's latency whatever their size. Recovery
+    /// reads compressed entries whatever this setting says, so it can be changed at any open.
+    /// </summary>
+    public int? JournalCompressionThreshold { get; init; }
+
+    /// <summary>
+    /// Checks every value now, as <see cref="StorageEnvironment.Open(StorageOptions)"/> will: for a host that wants a bad
+    /// setting to fail at start (hosting's options validation), before anything is opened.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">A value is out of range; the exception's parameter name is the option's name.</exception>
+    public void Validate() => StorageOptionsValidation.Validate(this);
 
     /// <summary>
     /// Whether the background thread prepares the next journal file ahead of the switch (always, outside

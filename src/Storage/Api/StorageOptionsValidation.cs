@@ -35,6 +35,8 @@ internal static class StorageOptionsValidation
             throw Invalid(nameof(options.JournalGroupMaxEntriesPerWrite), options.JournalGroupMaxEntriesPerWrite,
                 $"must be between 1 and {Journal.Files.WriteAheadJournal.MaxBuffersPerWrite}");
         Positive(options.JournalGroupMaxBytesPerWrite, nameof(options.JournalGroupMaxBytesPerWrite));
+        if (options.JournalCompressionThreshold is < 0)
+            throw Invalid(nameof(options.JournalCompressionThreshold), options.JournalCompressionThreshold, "must be at least 0 (or null: never compress)");
         if (options.JournalGroupMaxWritesInFlight is < 1 or > MaxJournalGroupWritesInFlight)
             throw Invalid(nameof(options.JournalGroupMaxWritesInFlight), options.JournalGroupMaxWritesInFlight,
                 $"must be between 1 and {MaxJournalGroupWritesInFlight}");

@@ -32,7 +32,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
     private readonly ILogger _logger;
     private readonly Action _published;
     // Used by the prepare stage only, which runs on the writer (one at a time, under the write lock).
-    private readonly JournalEntryWriter _entryWriter = new();
+    private readonly JournalEntryWriter _entryWriter;
     // The commit of WriteTransaction.Commit, reused (under the write lock, like its transaction).
     private readonly PreparedCommit _inline = new();
 
@@ -43,9 +43,11 @@ internal sealed unsafe class CommitPipeline : IDisposable
     /// <param name="environmentId">Written into each journal entry so recovery refuses another environment's journal.</param>
     /// <param name="logger">Where slow writes and failures are logged.</param>
     /// <param name="published">Runs after every publication (tells the flusher and the journal there is work).</param>
+    /// <param name="entryOptions">How entries are encoded (compression); null: the defaults.</param>
     public CommitPipeline(StatePublisher states, IJournalAppender journal, FreeSpaceMap freeSpace, FailureLatch failure,
-        Guid environmentId, ILogger logger, Action published)
+        Guid environmentId, ILogger logger, Action published, JournalWriterOptions? entryOptions = null)
     {
+        _entryWriter = new JournalEntryWriter(entryOptions ?? JournalWriterOptions.Default);
         _states = states;
         _journal = journal;
         _freeSpace = freeSpace;

@@ -69,6 +69,9 @@ public sealed class IoStats
         _clock = IoClock.StartNow();
     }
 
+    /// <summary>Where every recorded operation is also measured (the environment's metrics), when the ring belongs to an environment.</summary>
+    internal EnvironmentMetrics? Metrics { get; set; }
+
     /// <summary>How many operations the ring keeps.</summary>
     public int Capacity => _slots.Length;
 
@@ -108,6 +111,7 @@ public sealed class IoStats
         ArgumentOutOfRangeException.ThrowIfLessThan(environmentCount, 1);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(environmentCount, ushort.MaxValue);
 
+        Metrics?.RecordIo(kind, endTimestamp - startTimestamp, bytes, failed, environmentCount);
         long sequence = TakeSequence();
         if (!TryClaim(sequence))
             return;

@@ -24,12 +24,18 @@ public sealed class MergerStatistics
     private long _queueWaitTicks;
     private long _maxQueueWaitTicks;
 
+    /// <summary>Where batches and queue waits are also measured (the environment's metrics).</summary>
+    internal EnvironmentMetrics? Metrics { get; set; }
+
+    internal void RecordQueueWait(long stopwatchTicks) => Metrics?.RecordQueueWait(stopwatchTicks);
+
     internal void RecordBatch(long transactionId, int operations, long queueWaitTicks, long maxQueueWaitTicks,
         long executingTicks, long journalWriteTicks, int reruns)
     {
         var batch = new MergedBatch(transactionId, operations,
             operations == 0 ? TimeSpan.Zero : Ticks(queueWaitTicks / operations), Ticks(maxQueueWaitTicks),
             Ticks(executingTicks), Ticks(journalWriteTicks), reruns);
+        Metrics?.RecordMergedTransaction(operations);
         lock (_gate)
         {
             _recent[_batches % RecentCapacity] = batch;

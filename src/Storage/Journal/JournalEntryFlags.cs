@@ -6,7 +6,7 @@ internal enum JournalEntryFlags : uint
 {
     None = 0,
 
-    /// <summary>The payload is one raw Brotli stream (RFC 7932) that decompresses to the page records.</summary>
+    /// <summary>The payload is one LZ4 block that decodes to the page records (UncompressedPayloadSize bytes).</summary>
     Compressed = 1,
 
     Known = Compressed,

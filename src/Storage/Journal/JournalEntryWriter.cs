@@ -31,10 +31,6 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
     public JournalEntryWriter(JournalWriterOptions options)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(options.CompressionThreshold);
-        ArgumentOutOfRangeException.ThrowIfLessThan(options.CompressionQuality, 0);
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(options.CompressionQuality, 11);
-        ArgumentOutOfRangeException.ThrowIfLessThan(options.CompressionWindow, 10);
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(options.CompressionWindow, 24);
         _options = options;
     }
 
@@ -187,7 +183,7 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
         }
         var source = new ReadOnlySpan<byte>(output.Pointer + JournalEntryHeader.Size, length);
         var destination = new Span<byte>(_compressed.Pointer, (int)Math.Min(bound, int.MaxValue));
-        if (!JournalCompression.TryCompress(source, destination, _options.CompressionQuality, _options.CompressionWindow, out compressed)
+        if (!JournalCompression.TryCompress(source, destination, out compressed)
             || compressed > target)
             return false;
         Buffer.MemoryCopy(_compressed.Pointer, output.Pointer + JournalEntryHeader.Size, compressed, compressed);

@@ -15,12 +15,6 @@ internal readonly record struct JournalWriterOptions
     /// </summary>
     public int CompressionThreshold { get; init; } = DefaultCompressionThreshold;
 
-    /// <summary>Brotli quality, 0 (fastest) to 11.</summary>
-    public int CompressionQuality { get; init; } = 0;
-
-    /// <summary>Brotli window, log2 of bytes, 10 to 24.</summary>
-    public int CompressionWindow { get; init; } = 22;
-
     public const int DefaultCompressionThreshold = CompressionDisabled;
 
     public static JournalWriterOptions Default => new();

@@ -31,6 +31,9 @@ internal sealed class MergerQueue<TTransaction> : IDisposable where TTransaction
 
     public bool IsEmpty => _queue.IsEmpty;
 
+    /// <summary>Operations queued or being queued (slots of room taken and not yet given back): for a gauge.</summary>
+    public int Depth => _capacity - _room.CurrentCount;
+
     /// <summary>Stopping, and no caller is still part way through an enqueue, and nothing is queued: the merger may end.</summary>
     public bool IsDrained => _stopping && Volatile.Read(ref _enqueuers) == 0 && _queue.IsEmpty;
 

@@ -255,6 +255,7 @@ internal sealed class TransactionMerger<TTransaction> : IDisposable where TTrans
         slot.Operations.Add(operation);
         slot.QueueWaitTicks += wait;
         slot.MaxQueueWaitTicks = Math.Max(slot.MaxQueueWaitTicks, wait);
+        Statistics.RecordQueueWait(wait);
     }
 
     /// <summary>

@@ -25,6 +25,9 @@ internal sealed class ReaderTable
     private struct Slot
     {
         [FieldOffset(64)] public long Epoch;
+        // When the read transaction holding the slot began (Environment.TickCount64), 0 between
+        // transactions and for the writer's and flusher's slots: only for the oldest-reader-age gauge.
+        [FieldOffset(72)] public long StartedAtMilliseconds;
     }
 
     private Slot[][] _segments = [new Slot[SegmentSize]];
@@ -50,7 +53,33 @@ internal sealed class ReaderTable
     public int Reserve() => Acquire(Idle);
 
     /// <summary>Marks a reserved slot idle at the end of a transaction, keeping it for the next one.</summary>
-    public void MarkIdle(int slot) => Volatile.Write(ref SlotAt(slot), Idle);
+    public void MarkIdle(int slot)
+    {
+        Volatile.Write(ref SlotAt(slot), Idle);
+        Volatile.Write(ref StartedAtOf(slot), 0);
+    }
+
+    /// <summary>Notes when a read transaction began in <paramref name="slot"/> (for <see cref="OldestReadStartedAt"/>).</summary>
+    public void MarkReadStarted(int slot) => Volatile.Write(ref StartedAtOf(slot), System.Environment.TickCount64);
+
+    /// <summary>
+    /// When the oldest read transaction still open began (<see cref="System.Environment.TickCount64"/>), or null
+    /// when none is. A racy scan, exact enough for a gauge: a slot read while its reader ends may count once more.
+    /// </summary>
+    public long? OldestReadStartedAt()
+    {
+        long oldest = long.MaxValue;
+        foreach (var segment in Volatile.Read(ref _segments))
+        {
+            for (int i = 0; i < segment.Length; i++)
+            {
+                long started = Volatile.Read(ref segment[i].StartedAtMilliseconds);
+                if (started != 0 && started < oldest && Volatile.Read(ref segment[i].Epoch) > Free)
+                    oldest = started;
+            }
+        }
+        return oldest == long.MaxValue ? null : oldest;
+    }
 
     /// <summary>Claims a slot holding <paramref name="epoch"/>; returns its index.</summary>
     public int Acquire(long epoch)
@@ -79,7 +108,11 @@ internal sealed class ReaderTable
     /// <summary>Re-publishes a new epoch in a held slot, with the full fence the protocol needs.</summary>
     public void Publish(int slot, long epoch) => Interlocked.Exchange(ref SlotAt(slot), epoch);
 
-    public void Release(int slot) => Volatile.Write(ref SlotAt(slot), Free);
+    public void Release(int slot)
+    {
+        Volatile.Write(ref StartedAtOf(slot), 0);
+        Volatile.Write(ref SlotAt(slot), Free);
+    }
 
     /// <summary>Whether a held slot currently publishes an epoch (its holder is inside a transaction).</summary>
     public bool IsActive(int slot) => Volatile.Read(ref SlotAt(slot)) > Free;
@@ -102,6 +135,8 @@ internal sealed class ReaderTable
     }
 
     private ref long SlotAt(int index) => ref Volatile.Read(ref _segments)[index / SegmentSize][index % SegmentSize].Epoch;
+
+    private ref long StartedAtOf(int index) => ref Volatile.Read(ref _segments)[index / SegmentSize][index % SegmentSize].StartedAtMilliseconds;
 
     private void Grow(Slot[][] seen)
     {

@@ -39,9 +39,17 @@ internal sealed class WriterLock(StatePublisher states, FreeSpaceMap freeSpace, 
             Reclaim();
             return states.Pin(_slot);
         }
-        catch
+        catch (Exception first)
         {
-            StopWriting();
+            try
+            {
+                StopWriting();
+            }
+            catch (Exception second)
+            {
+                // Both matter: the reason the writer could not start, and why letting go failed too.
+                throw new AggregateException(first, second);
+            }
             throw;
         }
     }

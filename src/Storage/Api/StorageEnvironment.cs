@@ -52,6 +52,8 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly List<(long, int)> _writerFreedPages = [];
     // A BeginWrite transaction is open (as opposed to the merger holding the write lock).
     private volatile bool _userWriterOpen;
+    // What recovery replayed at open, for GetInfo.
+    private readonly long _transactionsReplayedAtOpen;
     private int _disposed;
 
     private StorageEnvironment(StorageOptions options, ILogger logger, Opening.OpenedEnvironment opened, JournalGroup? joinedGroup = null)
@@ -63,6 +65,7 @@ public sealed partial class StorageEnvironment : IDisposable
         _freeSpace = opened.FreeSpace;
         _journal = opened.Journal;
         IoStats = opened.IoStats;
+        _transactionsReplayedAtOpen = opened.TransactionsReplayed;
         _failure = new FailureLatch(options.DirectoryPath, logger);
         _states = new StatePublisher(opened.InitialState, _scratch);
         _budget = new ScratchBudget(_scratch, options.MaxScratchBytes, options.ScratchWaitTimeout, _failure, logger);

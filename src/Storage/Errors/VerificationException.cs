@@ -5,5 +5,8 @@ public sealed class VerificationException(string dataFilePath, IReadOnlyList<str
     : Exception($"Verification of '{dataFilePath}' found {problems.Count} problem(s):{Environment.NewLine}  " +
                 string.Join(Environment.NewLine + "  ", problems.Take(50)))
 {
+    /// <summary>The data file of the environment verified.</summary>
+    public string FilePath { get; } = dataFilePath;
+
     public IReadOnlyList<string> Problems { get; } = problems;
 }

@@ -32,6 +32,9 @@ public sealed partial class StorageEnvironment : IDisposable
 {
     public const string DataFileName = "cairn.data";
 
+    /// <summary>Bytes per page of the data file: page N starts at offset N × PageSize.</summary>
+    public const int PageSize = StorageConstants.PageSize;
+
     private readonly StorageOptions _options;
     private readonly ILogger _logger;
     private readonly DataFile _dataFile;

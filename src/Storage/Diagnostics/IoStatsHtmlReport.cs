@@ -70,10 +70,12 @@ internal sealed class IoStatsHtmlReport(string? title, int capacity, long totalR
             int slowCount = operations.Count(o => o.Kind == kind.Kind && _slow.IsSlow(o));
             string slowCell = threshold is { } t ? string.Create(Invariant, $"{slowCount:N0} (≥ {IoTimeAxis.Duration(t)})") : "–";
             html.Write($"<tr><td><span class=\"swatch\" style=\"background:{IoHtml.Color(kind.Kind)}\"></span>{IoHtml.Name(kind.Kind)}</td>");
+            // No operations, no durations: a dash rather than a 0 µs that never happened.
+            string Time(TimeSpan duration) => kind.Count == 0 ? "–" : IoTimeAxis.Duration(duration);
             html.Write(string.Create(Invariant,
                 $"<td>{kind.Count:N0}</td><td{(kind.Failed > 0 ? " class=\"bad\"" : "")}>{kind.Failed:N0}</td><td>{IoStatsFormat.Bytes(kind.Bytes)}</td>" +
-                $"<td>{kind.TotalDuration.TotalMilliseconds:F3}</td><td>{IoTimeAxis.Duration(kind.MeanDuration)}</td><td>{IoTimeAxis.Duration(kind.P50Duration)}</td>" +
-                $"<td>{IoTimeAxis.Duration(kind.P99Duration)}</td><td>{IoTimeAxis.Duration(kind.MaxDuration)}</td>" +
+                $"<td>{kind.TotalDuration.TotalMilliseconds:F3}</td><td>{Time(kind.MeanDuration)}</td><td>{Time(kind.P50Duration)}</td>" +
+                $"<td>{Time(kind.P99Duration)}</td><td>{Time(kind.MaxDuration)}</td>" +
                 $"<td>{IoStatsFormat.Bytes((long)Math.Round(kind.BytesPerSecond))}/s</td><td{(slowCount > 0 ? " class=\"bad\"" : "")}>{IoHtml.Encode(slowCell)}</td></tr>\n"));
         }
         html.Write("</tbody>\n</table>\n");

@@ -39,5 +39,5 @@ internal static class Failures
         _ => (ExitCodes.Unexpected, $"unexpected error (please report it): {e}"),
     };
 
-    private static string Damaged(string file, long offset, string message) => $"damaged: {file} at offset {offset}: {message}";
+    private static string Damaged(string file, long offset, string message) => $"damaged: {file} at offset {offset}{Environment.NewLine}  {message}";
 }

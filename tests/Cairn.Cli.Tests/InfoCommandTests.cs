@@ -46,4 +46,17 @@ public class InfoCommandTests
         foreach (var journal in root.GetProperty("journals").EnumerateArray())
             Assert.Equal(1, journal.GetProperty("linkCount").GetInt64());
     }
+
+    [Fact]
+    public void An_environment_not_closed_cleanly_is_recovered_and_says_what_was_replayed()
+    {
+        using var crashed = new UncleanEnvironment("cli-info-unclean", transactions: 5);
+
+        var result = CliRun.Run("info", crashed.Path);
+
+        Assert.True(result.ExitCode == 0, result.ToString());
+        Assert.Contains("last committed 5, flushed 0, synced 0", result.Output);
+        Assert.Contains("replayed 5 transactions from the journals", result.Output);
+        Assert.Contains("replayed nothing", CliRun.Run("info", crashed.Path).Output);
+    }
 }

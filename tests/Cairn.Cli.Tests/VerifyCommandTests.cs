@@ -55,8 +55,20 @@ public class VerifyCommandTests
         var result = CliRun.Run("verify", sample.Path);
 
         Assert.True(result.ExitCode == 1, result.ToString());
-        Assert.Contains($"cairn verify: damaged: {sample.DataFile} at offset 0:", result.Error);
+        Assert.Contains($"cairn verify: damaged: {sample.DataFile} at offset 0{Environment.NewLine}", result.Error);
         Assert.Contains("both header copies are invalid", result.Error);
+    }
+
+    [Fact]
+    public void A_damaged_journal_entry_before_valid_ones_fails_naming_the_journal_and_offset()
+    {
+        using var crashed = new UncleanEnvironment("cli-verify-journal", transactions: 5);
+        FileDamage.FlipBits(crashed.FirstJournal, 100); // inside the first entry's 192-byte header
+
+        var result = CliRun.Run("verify", crashed.Path);
+
+        Assert.True(result.ExitCode == 1, result.ToString());
+        Assert.Contains($"cairn verify: damaged: {crashed.FirstJournal} at offset 0{Environment.NewLine}  Journal '{crashed.FirstJournal}' at offset 0", result.Error);
     }
 
     [Fact]

@@ -1,3 +1,5 @@
+using System.CommandLine;
+
 namespace Cairn.Cli;
 
 /// <summary>
@@ -15,6 +17,9 @@ internal static class EnvironmentAccess
         exactly as the application's next open would. Acknowledged data never changes, but the files may. Nothing is
         created: a directory without cairn.data is refused.
         """;
+
+    /// <summary>The DIR argument of the commands that open an environment.</summary>
+    public static Argument<string> DirectoryArgument() => new("DIR") { Description = "The environment's directory (holding cairn.data and Journals/)." };
 
     public static string DataFilePath(string directory) => Path.Combine(directory, StorageEnvironment.DataFileName);
 

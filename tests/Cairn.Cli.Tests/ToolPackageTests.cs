@@ -58,15 +58,9 @@ public class ToolPackageTests
         return parts[bin + 1];
     }
 
-    private static CliResult Run(string workingDirectory, string packages, string fileName, params string[] arguments)
+    private static ProcessOutcome Run(string workingDirectory, string packages, string fileName, params string[] arguments)
     {
-        var start = new ProcessStartInfo(fileName)
-        {
-            WorkingDirectory = workingDirectory,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            RedirectStandardInput = true,
-        };
+        var start = new ProcessStartInfo(fileName) { WorkingDirectory = workingDirectory };
         foreach (var argument in arguments)
             start.ArgumentList.Add(argument);
         start.Environment["NUGET_PACKAGES"] = packages;
@@ -78,20 +72,9 @@ public class ToolPackageTests
         // Left by the test host's own MSBuild, they would steer the nested dotnet to it.
         foreach (var inherited in new[] { "MSBuildSDKsPath", "MSBUILD_EXE_PATH", "MSBuildExtensionsPath", "MSBuildLoadMicrosoftTargetsReadOnly" })
             start.Environment.Remove(inherited);
-
-        using var process = Process.Start(start) ?? throw new InvalidOperationException($"{fileName} did not start");
-        process.StandardInput.Close();
-        var error = process.StandardError.ReadToEndAsync();
-        var output = process.StandardOutput.ReadToEndAsync();
-        if (!process.WaitForExit(Timeout))
-        {
-            process.Kill(entireProcessTree: true);
-            Assert.Fail($"{fileName} {string.Join(' ', arguments)} did not finish within {Timeout.TotalMinutes:F0} minutes");
-        }
-        process.WaitForExit();
-        var result = new CliResult(process.ExitCode, output.Result, error.Result);
-        Assert.True(result.ExitCode == 0, $"{fileName} {string.Join(' ', arguments)}: {result}");
-        return result;
+        var outcome = ExternalProcess.Run(start, Timeout);
+        Assert.True(outcome.ExitCode == 0, $"{fileName} {string.Join(' ', arguments)}: exit code {outcome.ExitCode}\n{outcome.Output}\n{outcome.Error}");
+        return outcome;
     }
 
     /// <summary>The .NET installation running this test: the shared runtime lives at {root}/shared/Microsoft.NETCore.App/{version}/.</summary>

@@ -15,7 +15,7 @@ internal static class DumpCommand
 
     public static Command Create(CliContext context)
     {
-        var directory = new Argument<string>("DIR") { Description = "The environment's directory (holding cairn.data and Journals/)." };
+        var directory = EnvironmentAccess.DirectoryArgument();
         var tree = new Option<string>("--tree", "-t") { Description = "The tree to dump.", Required = true };
         var prefix = new Option<string?>("--prefix", "-p") { Description = "Only keys that start with this text (UTF-8)." };
         var prefixHex = new Option<string?>("--prefix-hex") { Description = "Only keys that start with these bytes, in hexadecimal." };

@@ -14,7 +14,7 @@ internal static class InfoCommand
 
     public static Command Create(CliContext context)
     {
-        var directory = new Argument<string>("DIR") { Description = "The environment's directory (holding cairn.data and Journals/)." };
+        var directory = EnvironmentAccess.DirectoryArgument();
         var json = new Option<bool>("--json") { Description = "Print the information as one JSON document instead of text." };
         var command = new Command("info", "Show an environment: data file, transaction ids, trees, how its pages are used, journal files.")
         {

@@ -15,7 +15,7 @@ internal static class VerifyCommand
 
     public static Command Create(CliContext context)
     {
-        var directory = new Argument<string>("DIR") { Description = "The environment's directory (holding cairn.data and Journals/)." };
+        var directory = EnvironmentAccess.DirectoryArgument();
         var json = new Option<bool>("--json") { Description = "Print the result as one JSON document ({\"ok\": true, ...} or {\"ok\": false, \"error\": ...})." };
         var command = new Command("verify", "Check a whole environment; on damage, exit code 1 with the file and offset of each problem.")
         {

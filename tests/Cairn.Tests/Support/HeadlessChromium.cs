@@ -37,26 +37,14 @@ public static class HeadlessChromium
 
     private static string Run(string scratchDirectory, params string[] arguments)
     {
-        var start = new ProcessStartInfo(Binary())
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-        };
+        var start = new ProcessStartInfo(Binary());
         // Root needs --no-sandbox; a profile of its own keeps runs apart and leaves the user's alone.
         foreach (var argument in new[] { "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
                                          "--disable-extensions", "--disable-background-networking", "--mute-audio",
                                          $"--user-data-dir={Path.Combine(scratchDirectory, "chromium-profile")}" }.Concat(arguments))
             start.ArgumentList.Add(argument);
-        using var process = Process.Start(start) ?? throw new InvalidOperationException("chromium did not start");
-        var error = process.StandardError.ReadToEndAsync();
-        var output = process.StandardOutput.ReadToEndAsync();
-        if (!process.WaitForExit(Timeout))
-        {
-            process.Kill(entireProcessTree: true);
-            Assert.Fail($"chromium did not finish within {Timeout.TotalSeconds:F0} s: {string.Join(' ', arguments)}");
-        }
-        process.WaitForExit();
-        Assert.True(process.ExitCode == 0, $"chromium exited with {process.ExitCode}: {error.Result}");
-        return output.Result;
+        var outcome = ExternalProcess.Run(start, Timeout);
+        Assert.True(outcome.ExitCode == 0, $"chromium exited with {outcome.ExitCode}: {outcome.Error}");
+        return outcome.Output;
     }
 }

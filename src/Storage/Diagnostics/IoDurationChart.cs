@@ -13,6 +13,7 @@ internal static class IoDurationChart
     private const double PlotHeight = 200;
     private const double Height = Top + PlotHeight + 22;
     private const double DotRadius = 2.6;
+    private const double FailedDotRadius = 4.5;
 
     public static void Write(TextWriter html, ReadOnlySpan<IoOperation> operations, IoStatsSummary summary, IoTimeAxis axis, IoSlowThresholds slow)
     {
@@ -47,12 +48,19 @@ internal static class IoDurationChart
             html.Write($"<line class=\"p99\" stroke=\"{IoHtml.Color(kind.Kind)}\" x1=\"{IoHtml.Number(left)}\" y1=\"{IoHtml.Number(y)}\" x2=\"{IoHtml.Number(right)}\" y2=\"{IoHtml.Number(y)}\">" +
                        $"<title>{IoHtml.Encode($"{IoHtml.Name(kind.Kind)} p99 {IoTimeAxis.Duration(kind.P99Duration)}")}</title></line>\n");
         }
-        foreach (ref readonly var operation in operations)
+        // Failed ones last and larger, so that none hides in a crowd.
+        foreach (bool failedOnes in new[] { false, true })
         {
-            string classes = "pt " + IoHtml.Name(operation.Kind) + (slow.IsSlow(operation) ? " slow" : "") + (operation.Failed ? " failed" : "");
-            // No title of its own: the script shows the bar's, found by the sequence number (half the page's size).
-            html.Write(string.Create(CultureInfo.InvariantCulture,
-                $"<circle class=\"{classes}\" data-seq=\"{operation.Sequence}\" cx=\"{IoHtml.Number(axis.X(operation.StartUtc))}\" cy=\"{IoHtml.Number(Y(operation.Duration))}\" r=\"{IoHtml.Number(DotRadius)}\"/>\n"));
+            foreach (ref readonly var operation in operations)
+            {
+                if (operation.Failed != failedOnes)
+                    continue;
+                string classes = "pt " + IoHtml.Name(operation.Kind) + (slow.IsSlow(operation) ? " slow" : "") + (operation.Failed ? " failed" : "");
+                double radius = operation.Failed ? FailedDotRadius : DotRadius;
+                // No title of its own: the script shows the bar's, found by the sequence number (half the page's size).
+                html.Write(string.Create(CultureInfo.InvariantCulture,
+                    $"<circle class=\"{classes}\" data-seq=\"{operation.Sequence}\" cx=\"{IoHtml.Number(axis.X(operation.StartUtc))}\" cy=\"{IoHtml.Number(Y(operation.Duration))}\" r=\"{IoHtml.Number(radius)}\"/>\n"));
+            }
         }
         html.Write("</svg>\n");
     }

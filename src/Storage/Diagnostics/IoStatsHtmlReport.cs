@@ -138,8 +138,8 @@ internal sealed class IoStatsHtmlReport(string? title, int capacity, long totalR
         .group{font-weight:600;font-size:12.5px}.lane-label{fill:#333;font-size:12px}
         rect.op{opacity:.75}rect.op.journalWrite,circle.journalWrite{fill:#3b6fb6}
         rect.op.dataFlush,circle.dataFlush{fill:#2a9d8f}rect.op.dataSync,circle.dataSync{fill:#8e6bbf}
-        rect.op.slow{fill:#d1495b;opacity:1}rect.op.failed{fill:#222;stroke:#d1495b;stroke-width:1;opacity:1}
-        circle.pt{opacity:.6}circle.pt.slow{stroke:#d1495b;stroke-width:1.5;opacity:1}circle.pt.failed{fill:#222}
+        rect.op.slow{fill:#d1495b;opacity:1}rect.op.failed{fill:#222;stroke:#d1495b;stroke-width:1.5;opacity:1}
+        circle.pt{opacity:.6}circle.pt.slow{stroke:#d1495b;stroke-width:1.5;opacity:1}circle.pt.failed{fill:#222;stroke:#d1495b;stroke-width:2;opacity:1}
         .p99{stroke-dasharray:5 4;stroke-width:1.3}
         rect.op:hover,circle.pt:hover{stroke:#000;stroke-width:1.5;opacity:1}
         details{margin-top:22px}summary{cursor:pointer;font-weight:600}

@@ -16,6 +16,7 @@ internal static class IoTimelineChart
     private const double BarHeight = 12;
     // A bar shorter than this would not be drawn at all; it stands for an operation all the same.
     private const double MinimumBarWidth = 1.5;
+    private const double FailedMinimumWidth = 4;
 
     public static void Write(TextWriter html, ReadOnlySpan<IoOperation> operations, IoTimeAxis axis, IoSlowThresholds slow)
     {
@@ -35,9 +36,9 @@ internal static class IoTimelineChart
             {
                 html.Write($"<rect class=\"lane\" x=\"{IoHtml.Number(LabelWidth)}\" y=\"{IoHtml.Number(y + 1)}\" width=\"{IoHtml.Number(PlotWidth)}\" height=\"{IoHtml.Number(LaneHeight - 2)}\"/>");
                 html.Write($"<text class=\"lane-label\" x=\"16\" y=\"{IoHtml.Number(y + 14)}\"><title>{IoHtml.Encode(file)}</title>{IoHtml.Encode(IoHtml.FileLabel(file))}</text>\n");
-                // Slow bars last, so that none hides under a neighbour.
-                WriteBars(html, operations, kind, file, axis, slow, y + (LaneHeight - BarHeight) / 2, slowOnes: false);
-                WriteBars(html, operations, kind, file, axis, slow, y + (LaneHeight - BarHeight) / 2, slowOnes: true);
+                // Slow bars after the others and failed ones last, so that none of them hides under a neighbour.
+                foreach (var layer in new[] { Layer.Normal, Layer.Slow, Layer.Failed })
+                    WriteBars(html, operations, kind, file, axis, slow, y, layer);
                 y += LaneHeight;
             }
         }
@@ -53,20 +54,25 @@ internal static class IoTimelineChart
         }
     }
 
+    private enum Layer { Normal, Slow, Failed }
+
     private static void WriteBars(TextWriter html, ReadOnlySpan<IoOperation> operations, IoOperationKind kind, string file,
-                                  IoTimeAxis axis, IoSlowThresholds slow, double y, bool slowOnes)
+                                  IoTimeAxis axis, IoSlowThresholds slow, double laneTop, Layer layer)
     {
         foreach (ref readonly var operation in operations)
         {
             if (operation.Kind != kind || !string.Equals(operation.FilePath, file, StringComparison.Ordinal))
                 continue;
             bool isSlow = slow.IsSlow(operation);
-            if (isSlow != slowOnes)
+            if (layer != (operation.Failed ? Layer.Failed : isSlow ? Layer.Slow : Layer.Normal))
                 continue;
             string classes = "op " + IoHtml.Name(kind) + (isSlow ? " slow" : "") + (operation.Failed ? " failed" : "");
-            double width = Math.Max(MinimumBarWidth, axis.Length(operation.Duration));
+            // A failed operation fills its lane's height and is never thinner than a few pixels: rare, and the first thing to find.
+            double width = Math.Max(operation.Failed ? FailedMinimumWidth : MinimumBarWidth, axis.Length(operation.Duration));
+            double height = operation.Failed ? LaneHeight - 2 : BarHeight;
+            double y = laneTop + (LaneHeight - height) / 2;
             html.Write($"<rect class=\"{classes}\" data-seq=\"{operation.Sequence}\" x=\"{IoHtml.Number(axis.X(operation.StartUtc))}\" y=\"{IoHtml.Number(y)}\" " +
-                       $"width=\"{IoHtml.Number(width)}\" height=\"{IoHtml.Number(BarHeight)}\"><title>{IoHtml.Encode(IoHtml.Describe(operation, axis.Start))}</title></rect>\n");
+                       $"width=\"{IoHtml.Number(width)}\" height=\"{IoHtml.Number(height)}\"><title>{IoHtml.Encode(IoHtml.Describe(operation, axis.Start))}</title></rect>\n");
         }
     }
 

@@ -19,28 +19,36 @@ public sealed class SampleEnvironment : IDisposable
     public SampleEnvironment(string name)
     {
         _directory = new TestDirectory(name);
-        Path = _directory.File("env");
-        using var env = StorageEnvironment.Open(new StorageOptions(Path));
-        for (int batch = 0; batch < 4; batch++)
+        try
         {
-            using var tx = env.BeginWrite();
-            var users = tx.CreateTree("users");
-            for (int k = batch * 50; k < (batch + 1) * 50; k++)
-                users.Put(Encoding.UTF8.GetBytes($"user:{k:D4}"), Encoding.UTF8.GetBytes($"{{\"name\":\"user {k}\",\"city\":\"Zürich\"}}"));
-            tx.Commit();
+            Path = _directory.File("env");
+            using var env = StorageEnvironment.Open(new StorageOptions(Path));
+            for (int batch = 0; batch < 4; batch++)
+            {
+                using var tx = env.BeginWrite();
+                var users = tx.CreateTree("users");
+                for (int k = batch * 50; k < (batch + 1) * 50; k++)
+                    users.Put(Encoding.UTF8.GetBytes($"user:{k:D4}"), Encoding.UTF8.GetBytes($"{{\"name\":\"user {k}\",\"city\":\"Zürich\"}}"));
+                tx.Commit();
+            }
+            using (var tx = env.BeginWrite())
+            {
+                var bytes = tx.CreateTree("bytes");
+                bytes.Put([0x00, 0xff, 0x10], [0x09, 0x0a, 0x5c, 0x41]);
+                bytes.Put("tab\tkey"u8, "line\nbreak"u8);
+                tx.CreateTree("marked").Put("only"u8, Marker);
+                tx.Commit();
+            }
+            LastCommittedTransactionId = env.LastCommittedTransactionId;
+            EnvironmentId = env.EnvironmentId;
+            Stats = env.IoStats;
+            env.Checkpoint();
         }
-        using (var tx = env.BeginWrite())
+        catch
         {
-            var bytes = tx.CreateTree("bytes");
-            bytes.Put([0x00, 0xff, 0x10], [0x09, 0x0a, 0x5c, 0x41]);
-            bytes.Put("tab\tkey"u8, "line\nbreak"u8);
-            tx.CreateTree("marked").Put("only"u8, Marker);
-            tx.Commit();
+            _directory.Dispose();
+            throw;
         }
-        LastCommittedTransactionId = env.LastCommittedTransactionId;
-        EnvironmentId = env.EnvironmentId;
-        Stats = env.IoStats;
-        env.Checkpoint();
     }
 
     /// <summary>The environment's directory.</summary>

@@ -15,18 +15,26 @@ public sealed class UncleanEnvironment : IDisposable
     public UncleanEnvironment(string name, int transactions)
     {
         _directory = new TestDirectory(name);
-        string original = _directory.File("original");
-        Path = _directory.File("crashed");
-        var options = new StorageOptions(original) { MaxFlushDelay = TimeSpan.FromHours(1), SyncInterval = TimeSpan.FromHours(1) };
-        using var env = StorageEnvironment.Open(options);
-        for (int k = 0; k < transactions; k++)
+        try
         {
-            using var tx = env.BeginWrite();
-            tx.CreateTree("t").Put(BitConverter.GetBytes(k), new byte[500]);
-            tx.Commit();
+            string original = _directory.File("original");
+            Path = _directory.File("crashed");
+            var options = new StorageOptions(original) { MaxFlushDelay = TimeSpan.FromHours(1), SyncInterval = TimeSpan.FromHours(1) };
+            using var env = StorageEnvironment.Open(options);
+            for (int k = 0; k < transactions; k++)
+            {
+                using var tx = env.BeginWrite();
+                tx.CreateTree("t").Put(BitConverter.GetBytes(k), new byte[500]);
+                tx.Commit();
+            }
+            Assert.Equal(0, env.LastSyncedTransactionId);
+            Copy(original, Path);
         }
-        Assert.Equal(0, env.LastSyncedTransactionId);
-        Copy(original, Path);
+        catch
+        {
+            _directory.Dispose();
+            throw;
+        }
     }
 
     public string Path { get; }

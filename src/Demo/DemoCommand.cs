@@ -83,6 +83,10 @@ internal static class DemoCommand
             using (var json = File.Create(ioStatsPath))
                 commitStats.WriteJson(json);
             Console.WriteLine($"I/O statistics as JSON: {ioStatsPath}");
+            var ioStatsPagePath = Path.Combine(options.Directory, "io-stats.html");
+            using (var page = File.Create(ioStatsPagePath))
+                commitStats.WriteHtml(page, "the durable commits of the main job");
+            Console.WriteLine($"I/O statistics as a picture (open in a browser): {ioStatsPagePath}");
 
             Console.WriteLine();
             Console.WriteLine("Durable write latency (each write returns only when its data is on disk):");

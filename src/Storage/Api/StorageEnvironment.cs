@@ -33,6 +33,9 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>The data file's name inside <see cref="DirectoryPath"/>: <c>cairn.data</c>. Journals are in its <c>Journals/</c> subdirectory.</summary>
     public const string DataFileName = "cairn.data";
 
+    /// <summary>Bytes per page of the data file: page N starts at offset N × PageSize.</summary>
+    public const int PageSize = StorageConstants.PageSize;
+
     private readonly StorageOptions _options;
     private readonly ILogger _logger;
     private readonly DataFile _dataFile;
@@ -53,6 +56,8 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly List<(long, int)> _writerFreedPages = [];
     // A BeginWrite transaction is open (as opposed to the merger holding the write lock).
     private volatile bool _userWriterOpen;
+    // What recovery replayed at open, for GetInfo.
+    private readonly long _transactionsReplayedAtOpen;
     private int _disposed;
 
     private StorageEnvironment(StorageOptions options, ILogger logger, Opening.OpenedEnvironment opened, JournalGroup? joinedGroup = null)
@@ -64,6 +69,7 @@ public sealed partial class StorageEnvironment : IDisposable
         _freeSpace = opened.FreeSpace;
         _journal = opened.Journal;
         IoStats = opened.IoStats;
+        _transactionsReplayedAtOpen = opened.TransactionsReplayed;
         _failure = new FailureLatch(options.DirectoryPath, logger);
         _states = new StatePublisher(opened.InitialState, _scratch);
         _budget = new ScratchBudget(_scratch, options.MaxScratchBytes, options.ScratchWaitTimeout, _failure, logger);

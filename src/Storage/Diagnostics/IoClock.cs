@@ -12,6 +12,15 @@ internal readonly struct IoClock(DateTime originUtc, long originTimestamp)
 {
     public static IoClock StartNow() => new(DateTime.UtcNow, Stopwatch.GetTimestamp());
 
+    /// <summary>A time line that starts at <paramref name="originUtc"/>, for records read back from a dump.</summary>
+    public static IoClock StartingAt(DateTime originUtc) => new(originUtc, 0);
+
+    /// <summary>The timestamp that <see cref="ToUtc"/> turns back into <paramref name="utc"/> (exactly, at any frequency of 10 MHz or more).</summary>
+    public long ToTimestamp(DateTime utc) => originTimestamp + ToStopwatchTicks((utc - originUtc).Ticks);
+
+    /// <summary>The elapsed timestamp ticks that <see cref="ToDuration"/> turns back into <paramref name="duration"/>.</summary>
+    public static long ToElapsedTimestamp(TimeSpan duration) => ToStopwatchTicks(duration.Ticks);
+
     public DateTime ToUtc(long timestamp) => originUtc.AddTicks(ToTimeSpanTicks(timestamp - originTimestamp));
 
     public static TimeSpan ToDuration(long elapsedTimestampTicks) => new(ToTimeSpanTicks(elapsedTimestampTicks));
@@ -21,4 +30,13 @@ internal readonly struct IoClock(DateTime originUtc, long originTimestamp)
     // subject to the rounding of a floating-point tick ratio.
     private static long ToTimeSpanTicks(long stopwatchTicks)
         => (long)((Int128)stopwatchTicks * TimeSpan.TicksPerSecond / Stopwatch.Frequency);
+
+    // Rounded up, so the truncating way back lands on the same 100 ns tick whenever a tick spans at least one
+    // Stopwatch tick: ceil(t·f/10^7)·10^7/f lies in [t, t + 10^7/f), and 10^7/f ≤ 1.
+    private static long ToStopwatchTicks(long timeSpanTicks)
+    {
+        Int128 scaled = (Int128)timeSpanTicks * Stopwatch.Frequency;
+        Int128 quotient = scaled / TimeSpan.TicksPerSecond;
+        return (long)(scaled % TimeSpan.TicksPerSecond > 0 ? quotient + 1 : quotient);
+    }
 }

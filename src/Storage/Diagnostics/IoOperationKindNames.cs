@@ -18,4 +18,18 @@ internal static class IoOperationKindNames
         IoOperationKind.DataSync => "dataSync",
         _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, "not an I/O operation kind"),
     };
+
+    public static bool TryParse(string? name, out IoOperationKind kind)
+    {
+        foreach (var candidate in All)
+        {
+            if (string.Equals(CamelCase(candidate), name, StringComparison.Ordinal))
+            {
+                kind = candidate;
+                return true;
+            }
+        }
+        kind = default;
+        return false;
+    }
 }

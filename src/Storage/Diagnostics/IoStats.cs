@@ -60,13 +60,41 @@ public sealed class IoStats
     /// <param name="capacity">How many operations the ring keeps: a power of two, at least <see cref="MinimumCapacity"/>.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="capacity"/> is not a power of two or is below 16.</exception>
     public IoStats(int capacity)
+        : this(capacity, IoClock.StartNow())
+    {
+    }
+
+    private IoStats(int capacity, IoClock clock)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(capacity, MinimumCapacity);
         if (!BitOperations.IsPow2(capacity))
             throw new ArgumentOutOfRangeException(nameof(capacity), capacity, "The capacity must be a power of two.");
         _slots = new Slot[capacity];
         _mask = capacity - 1;
-        _clock = IoClock.StartNow();
+        _clock = clock;
+    }
+
+    /// <summary>
+    /// Reads a document written by <see cref="WriteJson"/> (a saved dump) into a ring of the capacity it names,
+    /// holding its operations under their sequence numbers, with its <see cref="TotalRecorded"/> and
+    /// <see cref="Dropped"/>: its <see cref="Snapshot"/>, summaries, text, JSON and HTML are those of the
+    /// environment that wrote it (times exact to 100 ns).
+    /// </summary>
+    /// <exception cref="InvalidDataException">The stream does not hold such a document; the message says where it differs.</exception>
+    public static IoStats ReadJson(Stream utf8Json)
+    {
+        ArgumentNullException.ThrowIfNull(utf8Json);
+        var dump = IoStatsJsonReader.Read(utf8Json);
+        var origin = dump.Operations.Count > 0 ? dump.Operations.Min(o => o.StartUtc) : DateTime.UnixEpoch;
+        var stats = new IoStats(dump.Capacity, IoClock.StartingAt(origin));
+        foreach (var o in dump.Operations)
+        {
+            stats.Complete(o.Sequence, o.Kind, stats._clock.ToTimestamp(o.StartUtc), IoClock.ToElapsedTimestamp(o.Duration), o.Bytes, o.FilePath,
+                           o.FirstTransactionId, o.LastTransactionId, o.TransactionCount, o.Failed, o.EnvironmentCount);
+        }
+        stats._nextSequence = dump.TotalRecorded;
+        stats._dropped = dump.Dropped;
+        return stats;
     }
 
     /// <summary>Where every recorded operation is also measured (the environment's metrics), when the ring belongs to an environment.</summary>
@@ -162,6 +190,24 @@ public sealed class IoStats
         var operations = Snapshot();
         using var writer = new Utf8JsonWriter(utf8Output);
         IoStatsJson.Write(writer, Capacity, TotalRecorded, Dropped, IoStatsSummary.From(operations), operations);
+        writer.Flush();
+    }
+
+    /// <summary>
+    /// Writes the statistics as one self-contained HTML page (no network, no external scripts or fonts): every
+    /// operation as a bar on a time axis, in lanes per kind and file, as long as it took; each operation's
+    /// duration on a log scale over time; the summary per kind; the slowest operations and a table of all of
+    /// them. Summary and drawing come from the same snapshot. The stream is flushed, not closed.
+    /// </summary>
+    /// <param name="utf8Output">Where the page goes (UTF-8).</param>
+    /// <param name="title">What the page is about (an environment's directory, a dump's file name), shown in its heading.</param>
+    public void WriteHtml(Stream utf8Output, string? title = null)
+    {
+        ArgumentNullException.ThrowIfNull(utf8Output);
+        var operations = Snapshot();
+        var report = new IoStatsHtmlReport(title, Capacity, TotalRecorded, Dropped, IoStatsSummary.From(operations), operations);
+        using var writer = new StreamWriter(utf8Output, new System.Text.UTF8Encoding(false), bufferSize: 1 << 16, leaveOpen: true);
+        report.WriteTo(writer);
         writer.Flush();
     }
 

@@ -25,13 +25,13 @@ internal static class IoStatsText
                 IoOperationKindNames.CamelCase(kind.Kind),
                 kind.Count.ToString("N0", Invariant),
                 kind.Failed.ToString("N0", Invariant),
-                Bytes(kind.Bytes),
+                IoStatsFormat.Bytes(kind.Bytes),
                 kind.TotalDuration.TotalMilliseconds.ToString("F3", Invariant),
-                Microseconds(kind.MeanDuration),
-                Microseconds(kind.P50Duration),
-                Microseconds(kind.P99Duration),
-                Microseconds(kind.MaxDuration),
-                Bytes((long)Math.Round(kind.BytesPerSecond)) + "/s");
+                IoStatsFormat.Microseconds(kind.MeanDuration),
+                IoStatsFormat.Microseconds(kind.P50Duration),
+                IoStatsFormat.Microseconds(kind.P99Duration),
+                IoStatsFormat.Microseconds(kind.MaxDuration),
+                IoStatsFormat.Bytes((long)Math.Round(kind.BytesPerSecond)) + "/s");
         }
         kinds.AppendTo(text);
 
@@ -42,59 +42,21 @@ internal static class IoStatsText
 
     private static void AppendSlowest(StringBuilder text, ReadOnlySpan<IoOperation> operations, int slowestCount)
     {
-        var slowest = operations.ToArray();
-        // Longest first; among equals the earlier one, so the listing is deterministic.
-        Array.Sort(slowest, (a, b) => a.Duration != b.Duration ? b.Duration.CompareTo(a.Duration) : a.Sequence.CompareTo(b.Sequence));
-        int shown = Math.Min(slowestCount, slowest.Length);
-
-        text.Append(Invariant, $"\nslowest {shown:N0}:\n");
+        var slowest = IoStatsFormat.Slowest(operations, slowestCount);
+        text.Append(Invariant, $"\nslowest {slowest.Length:N0}:\n");
         var table = new TextTable("seq", "kind", "duration us", "bytes", "transactions", "failed", "started (UTC)", "file");
-        foreach (var operation in slowest.AsSpan(0, shown))
+        foreach (var operation in slowest)
         {
             table.Add(
                 operation.Sequence.ToString(Invariant),
                 IoOperationKindNames.CamelCase(operation.Kind),
-                Microseconds(operation.Duration),
-                Bytes(operation.Bytes),
-                Transactions(operation),
+                IoStatsFormat.Microseconds(operation.Duration),
+                IoStatsFormat.Bytes(operation.Bytes),
+                IoStatsFormat.Transactions(operation),
                 operation.Failed ? "yes" : "no",
                 operation.StartUtc.ToString("yyyy-MM-dd HH:mm:ss.ffffff", Invariant),
                 operation.FilePath);
         }
         table.AppendTo(text, indent: "  ", 1, 4, 5, 7);
-    }
-
-    private static string Transactions(in IoOperation operation)
-    {
-        // A journal group's shared write that carried none of the recording root's own transactions.
-        var range = operation.FirstTransactionId < 0 && operation.Kind == IoOperationKind.JournalWrite
-            ? "-"
-            : operation.FirstTransactionId == operation.LastTransactionId
-            ? operation.FirstTransactionId.ToString(Invariant)
-            : string.Create(Invariant, $"{operation.FirstTransactionId}..{operation.LastTransactionId}");
-        if (operation.EnvironmentCount > 1)
-            return string.Create(Invariant, $"{range} ({operation.TransactionCount} tx, {operation.EnvironmentCount} env)");
-        return operation.TransactionCount > 1
-            ? string.Create(Invariant, $"{range} ({operation.TransactionCount} tx)")
-            : range;
-    }
-
-    private static string Microseconds(TimeSpan duration) => (duration.Ticks / 10.0).ToString("F1", Invariant);
-
-    private static readonly string[] Units = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-
-    private static string Bytes(long bytes)
-    {
-        if (bytes < 1024)
-            return string.Create(Invariant, $"{bytes} B");
-        double value = bytes;
-        int unit = -1;
-        do
-        {
-            value /= 1024;
-            unit++;
-        }
-        while (value >= 1024 && unit < Units.Length - 1);
-        return string.Create(Invariant, $"{value:F1} {Units[unit]}");
     }
 }

@@ -5,6 +5,9 @@ public sealed class VerificationException(string dataFilePath, IReadOnlyList<str
     : Exception($"Verification of '{dataFilePath}' found {problems.Count} problem(s):{Environment.NewLine}  " +
                 string.Join(Environment.NewLine + "  ", problems.Take(50)))
 {
+    /// <summary>The data file of the environment verified.</summary>
+    public string FilePath { get; } = dataFilePath;
+
     /// <summary>Every problem found, one sentence each (the message shows the first 50).</summary>
     public IReadOnlyList<string> Problems { get; } = problems;
 }

@@ -82,6 +82,26 @@ internal sealed unsafe class FreeSpaceMap
         return (bits[bit >> 6] & (1UL << (int)(bit & 63))) != 0;
     }
 
+    /// <summary>How many pages below <paramref name="nextPageNumber"/> the persistent map marks free (as the given snapshot sees it).</summary>
+    public static long CountMarkedFree(IFreeSpacePages pages, long directoryPage, long nextPageNumber)
+    {
+        byte* directory = pages.GetPage(directoryPage);
+        long free = 0;
+        for (int s = 0; s < SectionCount(directory) && (long)s * BitsPerSection < nextPageNumber; s++)
+        {
+            ulong* bits = (ulong*)(pages.GetPage(SectionPage(directory, s)) + PageHeader.Size);
+            long covered = Math.Min(BitsPerSection, nextPageNumber - (long)s * BitsPerSection);
+            int wholeWords = (int)(covered / 64);
+            for (int w = 0; w < wholeWords; w++)
+                free += BitOperations.PopCount(bits[w]);
+            // Bits past the high-water mark are never set, but the count must not depend on that.
+            int rest = (int)(covered % 64);
+            if (rest != 0)
+                free += BitOperations.PopCount(bits[wholeWords] & ((1UL << rest) - 1));
+        }
+        return free;
+    }
+
     public bool IsAvailable(long pageNumber)
         => (pageNumber >> 6) < _available.Length && (_available[pageNumber >> 6] & (1UL << (int)(pageNumber & 63))) != 0;
 

@@ -13,6 +13,7 @@ public static class DurableStores
     public const string Lmdb = "lmdb";
     public const string Sqlite = "sqlite";
     public const string RocksDb = "rocksdb";
+    public const string Faster = "faster";
     public const string Cairn = "cairn";
     public const string CairnMerger = "cairn-merger";
 
@@ -31,6 +32,7 @@ public static class DurableStores
         (Lmdb, () => new LmdbDurableStore()),
         (Sqlite, () => new SqliteDurableStore()),
         (RocksDb, () => new RocksDbDurableStore()),
+        (Faster, () => new FasterDurableStore()),
         (Cairn, () => new CairnDurableStore()),
         (CairnMerger, () => new CairnMergerDurableStore()),
         (CairnMergerAsync, () => new CairnMergerDurableStore()),

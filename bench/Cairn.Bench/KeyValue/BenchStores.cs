@@ -18,6 +18,7 @@ public static class BenchStores
     [
         (Baseline, () => new LmdbStore()),
         ("cairn", () => new CairnStore()),
+        ("faster", () => new FasterStore()),
     ];
 
     public static IEnumerable<string> Names => s_stores.Select(s => s.Name);

@@ -43,22 +43,10 @@ public static class LmdbPeer
     public static string Describe(LightningEnvironment env)
     {
         var library = LoadedLibraryPath() ?? "(no lmdb library found in /proc/self/maps)";
-        return $"{env.Version.Version} from {library} through LightningDB {PackageVersion}; flags {env.Flags}";
+        return $"{env.Version.Version} from {library} through LightningDB {PackageVersions.Of(typeof(LightningEnvironment))}; flags {env.Flags}";
     }
 
     /// <summary>The LMDB library mapped into this process, from /proc/self/maps (Linux); null if none is.</summary>
     public static string? LoadedLibraryPath()
         => NativePeerLibraries.MappedLibraryPath(static name => name.StartsWith("liblmdb", StringComparison.Ordinal));
-
-    private static string PackageVersion
-    {
-        get
-        {
-            var version = typeof(LightningEnvironment).Assembly
-                .GetCustomAttributes(typeof(System.Reflection.AssemblyInformationalVersionAttribute), false)
-                .OfType<System.Reflection.AssemblyInformationalVersionAttribute>().FirstOrDefault()?.InformationalVersion ?? "?";
-            var plus = version.IndexOf('+', StringComparison.Ordinal);
-            return plus >= 0 ? version[..plus] : version;
-        }
-    }
 }

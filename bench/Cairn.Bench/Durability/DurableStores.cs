@@ -14,6 +14,7 @@ public static class DurableStores
     public const string Sqlite = "sqlite";
     public const string RocksDb = "rocksdb";
     public const string Faster = "faster";
+    public const string ZoneTree = "zonetree";
     public const string Cairn = "cairn";
     public const string CairnMerger = "cairn-merger";
 
@@ -33,6 +34,7 @@ public static class DurableStores
         (Sqlite, () => new SqliteDurableStore()),
         (RocksDb, () => new RocksDbDurableStore()),
         (Faster, () => new FasterDurableStore()),
+        (ZoneTree, () => new ZoneTreeDurableStore()),
         (Cairn, () => new CairnDurableStore()),
         (CairnMerger, () => new CairnMergerDurableStore()),
         (CairnMergerAsync, () => new CairnMergerDurableStore()),

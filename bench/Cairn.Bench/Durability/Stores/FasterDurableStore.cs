@@ -1,4 +1,5 @@
 using Cairn.Bench.Peers.Faster;
+using Cairn.Bench.Peers;
 using FASTER.core;
 
 namespace Cairn.Bench.Durability.Stores;
@@ -35,8 +36,8 @@ public sealed class FasterDurableStore : IDurableStore, IDurableLogCounter
     public int ReadForCheck(ReadOnlySpan<byte> key, Span<byte> destination)
     {
         using var session = FasterPeer.NewSession(Store);
-        var k = FasterKey.From(key);
-        FasterValue value = default;
+        var k = Key16.From(key);
+        Value100 value = default;
         var status = session.Read(ref k, ref value);
         if (status.IsPending)
         {
@@ -51,7 +52,7 @@ public sealed class FasterDurableStore : IDurableStore, IDurableLogCounter
         if (!status.Found)
             return -1;
         ((ReadOnlySpan<byte>)value).CopyTo(destination);
-        return FasterValue.Size;
+        return Value100.Size;
     }
 
     public string LogWriteName => "FoldOver checkpoint";
@@ -70,7 +71,7 @@ public sealed class FasterDurableStore : IDurableStore, IDurableLogCounter
         _faster = null;
     }
 
-    private FasterKV<FasterKey, FasterValue> Store => (_faster ?? throw new InvalidOperationException("not open")).Store;
+    private FasterKV<Key16, Value100> Store => (_faster ?? throw new InvalidOperationException("not open")).Store;
 
     /// <summary>Makes every upsert that completed before the call durable.</summary>
     private void CommitUpserts()
@@ -87,12 +88,12 @@ public sealed class FasterDurableStore : IDurableStore, IDurableLogCounter
         }
     }
 
-    private sealed class Writer(FasterDurableStore owner, ClientSession<FasterKey, FasterValue, FasterValue, FasterValue, Empty, SimpleFunctions<FasterKey, FasterValue>> session) : IDurableWriter
+    private sealed class Writer(FasterDurableStore owner, ClientSession<Key16, Value100, Value100, Value100, Empty, SimpleFunctions<Key16, Value100>> session) : IDurableWriter
     {
         public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
         {
-            var k = FasterKey.From(key);
-            var v = FasterValue.From(value);
+            var k = Key16.From(key);
+            var v = Value100.From(value);
             var status = session.Upsert(ref k, ref v);
             if (status.IsPending)
                 session.CompletePending(wait: true);

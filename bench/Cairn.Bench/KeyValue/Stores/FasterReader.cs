@@ -1,4 +1,5 @@
 using Cairn.Bench.Peers.Faster;
+using Cairn.Bench.Peers;
 using FASTER.core;
 
 namespace Cairn.Bench.KeyValue.Stores;
@@ -8,9 +9,9 @@ namespace Cairn.Bench.KeyValue.Stores;
 /// no snapshots to begin or end. Every record stays in memory (<see cref="FasterPeer"/> sizes the log for
 /// it), so reads complete at once; one that goes pending (on disk) is completed before returning.
 /// </summary>
-internal sealed class FasterReader(FasterKV<FasterKey, FasterValue> store) : IBenchReader
+internal sealed class FasterReader(FasterKV<Key16, Value100> store) : IBenchReader
 {
-    private readonly ClientSession<FasterKey, FasterValue, FasterValue, FasterValue, Empty, SimpleFunctions<FasterKey, FasterValue>> _session =
+    private readonly ClientSession<Key16, Value100, Value100, Value100, Empty, SimpleFunctions<Key16, Value100>> _session =
         FasterPeer.NewSession(store);
 
     public int ReadInOwnTransaction(ReadOnlySpan<byte> key, Span<byte> destination)
@@ -18,7 +19,7 @@ internal sealed class FasterReader(FasterKV<FasterKey, FasterValue> store) : IBe
         if (!TryRead(key, out var value))
             return -1;
         ((ReadOnlySpan<byte>)value).CopyTo(destination);
-        return FasterValue.Size;
+        return Value100.Size;
     }
 
     public int ReadManyInOneTransaction(KeySet keys, int start, int count)
@@ -46,16 +47,16 @@ internal sealed class FasterReader(FasterKV<FasterKey, FasterValue> store) : IBe
                 continue;
             items++;
             keyBytes += 16;
-            valueBytes += FasterValue.Size;
+            valueBytes += Value100.Size;
         }
         return new ScanTotals(items, keyBytes, valueBytes);
     }
 
     public void Dispose() => _session.Dispose();
 
-    private bool TryRead(ReadOnlySpan<byte> key, out FasterValue value)
+    private bool TryRead(ReadOnlySpan<byte> key, out Value100 value)
     {
-        var k = FasterKey.From(key);
+        var k = Key16.From(key);
         value = default;
         var status = _session.Read(ref k, ref value);
         if (status.IsPending)

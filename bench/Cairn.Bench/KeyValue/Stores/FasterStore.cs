@@ -1,4 +1,5 @@
 using Cairn.Bench.Peers.Faster;
+using Cairn.Bench.Peers;
 using FASTER.core;
 
 namespace Cairn.Bench.KeyValue.Stores;
@@ -36,9 +37,9 @@ public sealed class FasterStore : IBenchStore
                 var end = Math.Min(start + batchSize, keys.Count);
                 for (var i = start; i < end; i++)
                 {
-                    var key = FasterKey.From(keys[i]);
+                    var key = Key16.From(keys[i]);
                     BenchValues.Compose(keys[i], value);
-                    var stored = FasterValue.From(value);
+                    var stored = Value100.From(value);
                     var status = session.Upsert(ref key, ref stored);
                     if (status.IsPending)
                         session.CompletePending(wait: true);
@@ -56,5 +57,5 @@ public sealed class FasterStore : IBenchStore
         _faster = null;
     }
 
-    private FasterKV<FasterKey, FasterValue> Store => (_faster ?? throw new InvalidOperationException("not open")).Store;
+    private FasterKV<Key16, Value100> Store => (_faster ?? throw new InvalidOperationException("not open")).Store;
 }

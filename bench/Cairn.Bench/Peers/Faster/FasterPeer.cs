@@ -1,53 +1,13 @@
-using System.Buffers.Binary;
-using System.Runtime.CompilerServices;
 using FASTER.core;
 
 namespace Cairn.Bench.Peers.Faster;
 
-/// <summary>A 16-byte key as FASTER stores it: a blittable struct, compared and hashed by <see cref="FasterKeyComparer"/>.</summary>
-public struct FasterKey
-{
-    public ulong High;
-    public ulong Low;
-
-    public static FasterKey From(ReadOnlySpan<byte> key)
-    {
-        if (key.Length != 16)
-            throw new ArgumentException("the FASTER peer stores 16-byte keys", nameof(key));
-        return new FasterKey { High = BinaryPrimitives.ReadUInt64BigEndian(key), Low = BinaryPrimitives.ReadUInt64BigEndian(key[8..]) };
-    }
-
-    public readonly void CopyTo(Span<byte> destination)
-    {
-        BinaryPrimitives.WriteUInt64BigEndian(destination, High);
-        BinaryPrimitives.WriteUInt64BigEndian(destination[8..], Low);
-    }
-}
-
-/// <summary>A 100-byte value inline in the record (the benchmarks' value size), so no object log is needed.</summary>
-[InlineArray(Size)]
-public struct FasterValue
-{
-    public const int Size = 100;
-
-    private byte _first;
-
-    public static FasterValue From(ReadOnlySpan<byte> value)
-    {
-        if (value.Length != Size)
-            throw new ArgumentException($"the FASTER peer stores {Size}-byte values", nameof(value));
-        var result = default(FasterValue);
-        value.CopyTo(result);
-        return result;
-    }
-}
-
 /// <summary>Hashes both halves of the key (the key-value suite's keys differ only in the low half).</summary>
-public sealed class FasterKeyComparer : IFasterEqualityComparer<FasterKey>
+public sealed class FasterKeyComparer : IFasterEqualityComparer<Key16>
 {
-    public long GetHashCode64(ref FasterKey k) => Utility.GetHashCode((long)(k.High * 0x9E3779B97F4A7C15 ^ k.Low));
+    public long GetHashCode64(ref Key16 k) => Utility.GetHashCode((long)(k.High * 0x9E3779B97F4A7C15 ^ k.Low));
 
-    public bool Equals(ref FasterKey k1, ref FasterKey k2) => k1.High == k2.High && k1.Low == k2.Low;
+    public bool Equals(ref Key16 k1, ref Key16 k2) => k1.High == k2.High && k1.Low == k2.Low;
 }
 
 /// <summary>
@@ -68,7 +28,7 @@ public static class FasterPeer
 
     public static FasterInstance Open(string directory)
     {
-        var settings = new FasterKVSettings<FasterKey, FasterValue>(directory, deleteDirOnDispose: false)
+        var settings = new FasterKVSettings<Key16, Value100>(directory, deleteDirOnDispose: false)
         {
             TryRecoverLatest = true,
             RemoveOutdatedCheckpoints = true,
@@ -77,7 +37,7 @@ public static class FasterPeer
         };
         try
         {
-            return new FasterInstance(new FasterKV<FasterKey, FasterValue>(settings), settings, directory);
+            return new FasterInstance(new FasterKV<Key16, Value100>(settings), settings, directory);
         }
         catch
         {
@@ -90,11 +50,11 @@ public static class FasterPeer
     /// A session with the functions' concrete type (FASTER's <c>For(functions).NewSession</c>), so its
     /// callbacks are not interface calls. Sessions are single-threaded: one per reader or writer.
     /// </summary>
-    public static ClientSession<FasterKey, FasterValue, FasterValue, FasterValue, Empty, SimpleFunctions<FasterKey, FasterValue>> NewSession(FasterKV<FasterKey, FasterValue> store)
-        => store.For(new SimpleFunctions<FasterKey, FasterValue>()).NewSession<SimpleFunctions<FasterKey, FasterValue>>();
+    public static ClientSession<Key16, Value100, Value100, Value100, Empty, SimpleFunctions<Key16, Value100>> NewSession(FasterKV<Key16, Value100> store)
+        => store.For(new SimpleFunctions<Key16, Value100>()).NewSession<SimpleFunctions<Key16, Value100>>();
 
     /// <summary>A FoldOver hybrid-log checkpoint, waited for: everything upserted before the call is durable when it returns.</summary>
-    public static void Checkpoint(FasterKV<FasterKey, FasterValue> store)
+    public static void Checkpoint(FasterKV<Key16, Value100> store)
     {
         while (true)
         {
@@ -108,9 +68,9 @@ public static class FasterPeer
 }
 
 /// <summary>An open store with the settings (and so the log device) it was made from; disposing closes both, the store first.</summary>
-public sealed class FasterInstance(FasterKV<FasterKey, FasterValue> store, FasterKVSettings<FasterKey, FasterValue> settings, string directory) : IDisposable
+public sealed class FasterInstance(FasterKV<Key16, Value100> store, FasterKVSettings<Key16, Value100> settings, string directory) : IDisposable
 {
-    public FasterKV<FasterKey, FasterValue> Store { get; } = store;
+    public FasterKV<Key16, Value100> Store { get; } = store;
 
     public string Describe()
     {

@@ -3,8 +3,8 @@
 # CMake and gcc for the native layer, liburing (linked statically), the mingw-w64 cross compiler
 # that checks the Windows code, e2fsprogs for the disk-full tests on a loop-mounted ext4 image,
 # libxxhash0 as the reference the checksum tests compare against (XXH3, and XXH64 of format version 1),
-# liblmdb0 as the benchmarks' LMDB peer; chromium (headless) and a font to render the I/O statistics page in
-# the test that looks at it as a person would;
+# liblmdb0 as the benchmarks' LMDB peer (under LightningDB, whose own build needs glibc 2.38); chromium
+# (headless) and a font to render the I/O statistics page in the test that looks at it as a person would;
 # and the cross toolchains and emulators that run the native tests for other platforms: the aarch64
 # cross gcc with qemu-user (linux-arm64), wine (Windows, with the mingw-w64 compiler above).
 set -euo pipefail

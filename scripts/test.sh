@@ -23,7 +23,7 @@ cmake -S . -B artifacts/native/asan -DCMAKE_BUILD_TYPE=Debug -DCAIRN_SANITIZE=ON
 cmake --build artifacts/native/asan -j 2
 ctest --test-dir artifacts/native/asan --output-on-failure -j 2 --output-junit "$results/native-asan.xml"
 
-echo "== benchmark stores self-check (LMDB binding, every store: fill, reopen, read, scan)"
+echo "== benchmark stores self-check (every store: fill, reopen, read, scan)"
 dotnet run -c Release --project bench/Cairn.Bench -- --self-check
 
 echo "== managed tests"

@@ -32,7 +32,7 @@ public class ConcurrentCommitBenchmarks
     public const int CommitsPerRound = 4_096;
 
     /// <summary>The stores this benchmark compares, in this order, when <see cref="DurableStores.FilterVariable"/> allows them.</summary>
-    public static readonly string[] Stores = [DurableStores.Lmdb, DurableStores.Sqlite, DurableStores.RocksDb, DurableStores.CairnMerger,
+    public static readonly string[] Stores = [DurableStores.Lmdb, DurableStores.Sqlite, DurableStores.RocksDb, DurableStores.Faster, DurableStores.ZoneTree, DurableStores.CairnMerger,
         DurableStores.CairnMergerAsync];
 
     private string _directory = null!;

@@ -13,6 +13,8 @@ public static class DurableStores
     public const string Lmdb = "lmdb";
     public const string Sqlite = "sqlite";
     public const string RocksDb = "rocksdb";
+    public const string Faster = "faster";
+    public const string ZoneTree = "zonetree";
     public const string Cairn = "cairn";
     public const string CairnMerger = "cairn-merger";
 
@@ -31,6 +33,8 @@ public static class DurableStores
         (Lmdb, () => new LmdbDurableStore()),
         (Sqlite, () => new SqliteDurableStore()),
         (RocksDb, () => new RocksDbDurableStore()),
+        (Faster, () => new FasterDurableStore()),
+        (ZoneTree, () => new ZoneTreeDurableStore()),
         (Cairn, () => new CairnDurableStore()),
         (CairnMerger, () => new CairnMergerDurableStore()),
         (CairnMergerAsync, () => new CairnMergerDurableStore()),

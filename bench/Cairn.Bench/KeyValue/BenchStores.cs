@@ -18,6 +18,8 @@ public static class BenchStores
     [
         (Baseline, () => new LmdbStore()),
         ("cairn", () => new CairnStore()),
+        ("faster", () => new FasterStore()),
+        ("zonetree", () => new ZoneTreeStore()),
     ];
 
     public static IEnumerable<string> Names => s_stores.Select(s => s.Name);

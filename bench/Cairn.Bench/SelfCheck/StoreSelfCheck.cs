@@ -5,7 +5,7 @@ using static Cairn.Bench.SelfCheck.CheckFailedException;
 namespace Cairn.Bench.SelfCheck;
 
 /// <summary>
-/// The <c>--self-check</c> mode: checks the LMDB binding, then drives each key-value store and
+/// The <c>--self-check</c> mode: drives each key-value store and
 /// each durable-commit store (<see cref="DurableStores"/>) through the interface its benchmarks use
 /// and verifies what it reads back. Names on the command line pick stores from either list (a name
 /// in both, such as lmdb, checks both). Exit code 0 when all pass.
@@ -26,7 +26,6 @@ public static class StoreSelfCheck
         var names = storeNames.Length > 0 ? storeNames : BenchStores.Names.ToArray();
         var durableNames = storeNames.Length > 0 ? DurableStores.Names.Where(storeNames.Contains).ToArray() : DurableStores.Names.Where(n => !n.EndsWith(DurableStores.AsyncSuffix, StringComparison.Ordinal)).ToArray();
         var failures = 0;
-        failures += Attempt("lmdb binding", log, directory => LmdbBindingSelfCheck.Run(directory, KeyCount, log));
         foreach (var name in names.Where(BenchStores.Names.Contains))
             failures += Attempt($"store {name}", log, directory => CheckStore(name, directory, log));
         foreach (var name in durableNames)

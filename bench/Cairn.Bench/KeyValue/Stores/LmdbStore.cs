@@ -1,11 +1,13 @@
 using Cairn.Bench.Peers.Lmdb;
+using LightningDB;
 
 namespace Cairn.Bench.KeyValue.Stores;
 
 /// <summary>
-/// LMDB set up the way a performance-minded .NET user would: one main database, no fsync per
-/// commit unless durable, no read-ahead, reader slots tied to transaction objects so each reader
-/// keeps one read transaction and cycles it with reset/renew. docs/benchmarks.md explains each flag.
+/// LMDB through LightningDB, set up the way a performance-minded .NET user would: one main database,
+/// no fsync per commit unless durable (MDB_NOSYNC), no read-ahead (MDB_NORDAHEAD), reader slots tied
+/// to transaction objects (MDB_NOTLS) so each reader keeps one read transaction and cycles it with
+/// reset/renew. The same flags as the home-made binding it replaced; docs/benchmarks.md explains each.
 /// </summary>
 public sealed class LmdbStore : IBenchStore
 {
@@ -16,16 +18,16 @@ public sealed class LmdbStore : IBenchStore
     // 64 GiB is far above what a few million 116-byte items need, so the map never fills.
     private const long MapSize = 64L << 30;
 
-    private LmdbEnvironment? _env;
-    private uint _dbi;
+    private LightningEnvironment? _env;
+    private LightningDatabase? _db;
 
-    public static LmdbEnvironmentFlags FlagsFor(bool durable, bool writeMap)
+    public static EnvironmentOpenFlags FlagsFor(bool durable, bool writeMap)
     {
-        var flags = LmdbEnvironmentFlags.NoReadAhead | LmdbEnvironmentFlags.NoTls;
+        var flags = EnvironmentOpenFlags.NoReadAhead | EnvironmentOpenFlags.NoThreadLocalStorage;
         if (!durable)
-            flags |= LmdbEnvironmentFlags.NoSync;
+            flags |= EnvironmentOpenFlags.NoSync;
         if (writeMap)
-            flags |= LmdbEnvironmentFlags.WriteMap;
+            flags |= EnvironmentOpenFlags.WriteMap;
         return flags;
     }
 
@@ -34,46 +36,46 @@ public sealed class LmdbStore : IBenchStore
         if (_env is not null)
             throw new InvalidOperationException("already open");
         var writeMap = Environment.GetEnvironmentVariable(WriteMapVariable) == "1";
-        _env = LmdbEnvironment.Open(directory, new LmdbEnvironmentOptions
-        {
-            Flags = FlagsFor(durable, writeMap),
-            MapSize = MapSize,
-        });
-        _dbi = _env.OpenMainDatabase();
+        _env = LmdbPeer.Open(directory, FlagsFor(durable, writeMap), MapSize);
+        _db = LmdbPeer.OpenMainDatabase(_env);
     }
 
-    /// <summary>The open environment, for the durable-commit peer, which drives the binding directly.</summary>
-    internal LmdbEnvironment OpenEnvironment => Env;
+    /// <summary>The open environment, for the durable-commit peer.</summary>
+    internal LightningEnvironment OpenEnvironment => Env;
 
-    /// <summary>The main database's handle.</summary>
-    internal uint MainDatabase => _dbi;
+    /// <summary>The main database.</summary>
+    internal LightningDatabase MainDatabase => _db ?? throw new InvalidOperationException("not open");
 
     public void FillBatches(KeySet keys, int batchSize)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(batchSize, 1);
         var env = Env;
+        var db = MainDatabase;
         Span<byte> value = stackalloc byte[BenchValues.ValueSize];
         for (var start = 0; start < keys.Count; start += batchSize)
         {
             var end = Math.Min(start + batchSize, keys.Count);
-            using var txn = env.BeginWrite();
+            using var tx = env.BeginTransaction(TransactionBeginFlags.None);
             for (var i = start; i < end; i++)
             {
                 var key = keys[i];
                 BenchValues.Compose(key, value);
-                txn.Put(_dbi, key, value);
+                tx.Put(db, key, value, PutOptions.None).ThrowOnError();
             }
-            txn.Commit();
+            tx.Commit().ThrowOnError();
         }
     }
 
-    public IBenchReader CreateReader() => new LmdbReader(Env, _dbi);
+    public IBenchReader CreateReader() => new LmdbReader(Env, MainDatabase);
 
     public void Dispose()
     {
+        // The database handle before the environment that owns it.
+        _db?.Dispose();
+        _db = null;
         _env?.Dispose();
         _env = null;
     }
 
-    private LmdbEnvironment Env => _env ?? throw new InvalidOperationException("not open");
+    private LightningEnvironment Env => _env ?? throw new InvalidOperationException("not open");
 }

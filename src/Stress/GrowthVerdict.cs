@@ -5,9 +5,13 @@ namespace Cairn.Stress;
 /// <summary>
 /// Whether a soak run's memory grew without bound. The samples are cut in thirds: the first is warm-up (caches,
 /// pools, the journal and scratch memory reaching their working size) and is ignored; the run fails if the peak
-/// of the last third exceeds <c>ratio × peak of the middle third + slack</c>. Peaks, not means, so one slow
-/// second (a loaded machine stalls the flusher, scratch piles up for a moment) shows in both thirds alike; a
-/// leak shows as a last third above the middle by at least what it leaked in a third of the run.
+/// of the last third exceeds <c>ratio × peak of the middle third + slack</c>. Peaks, not means, so a slow moment
+/// (a loaded machine stalls the flusher, scratch piles up for a second) counts in whichever third it falls, and
+/// any wobble within a band [low, high] with <c>high ≤ ratio × low + slack</c> passes wherever its spikes land:
+/// the criterion cannot fail by luck. What it catches: growth that goes on through the last third. A steady leak
+/// of L bytes over the run, on a baseline B, fails once <c>L × (1 − 2·ratio/3) > (ratio − 1) × B + slack</c>;
+/// with the defaults (ratio 1.2, slack 64 MiB plus the flush thresholds), once it exceeds B + 5 × slack (about
+/// 0.5 GiB for a 200 MiB process), so a longer run catches a slower leak.
 /// </summary>
 /// <param name="Judged">False with fewer than <see cref="MinimumSamples"/> samples: too short a run to tell growth from warm-up (it passes).</param>
 /// <param name="Grew">The last third's peak is over <paramref name="Allowed"/>.</param>

@@ -90,7 +90,7 @@ public sealed record StressOptions
     public TimeSpan SampleInterval { get; init; } = TimeSpan.FromSeconds(1);
 
     /// <summary>A soak run fails if the resident set's peak in its last third exceeds this times its peak in the middle third, plus the slack.</summary>
-    public double SoakGrowthRatio { get; init; } = 1.5;
+    public double SoakGrowthRatio { get; init; } = 1.2;
 
     /// <summary>
     /// Added to the allowed peak (with, per environment, the flush threshold, which scratch memory may legitimately

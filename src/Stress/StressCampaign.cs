@@ -46,7 +46,7 @@ public sealed class StressCampaign(StressOptions options)
         }
 
         var f = tally.Snapshot();
-        return new StressReport(seed, f.Elapsed, f.Kills, f.KillsAtPoints, f.Acknowledged, f.Writing, f.Recoveries, f.EnvironmentChecks,
+        return new StressReport(seed, f.Elapsed, f.Kills, f.KillsAtPoints, f.Acknowledged, f.Writing, f.Checking, f.Launches, f.ChildOpenings, f.Recoveries, f.EnvironmentChecks,
             f.CommittedAfterRecovery, f.Findings, probe.Report, f.Failure);
     }
 

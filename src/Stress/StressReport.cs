@@ -9,6 +9,9 @@ namespace Cairn.Stress;
 /// <param name="KillsAtPoints">Of those, the ones that died at a named kill point, by point.</param>
 /// <param name="Acknowledged">Transactions the children acknowledged (every one was then found, or counted as lost).</param>
 /// <param name="WritingTime">Summed time from a child's environments opening to its death or exit.</param>
+/// <param name="CheckingTime">Summed time the parent spent reopening, comparing, working on and closing environments.</param>
+/// <param name="ChildLaunch">From starting a child process to its first line (the runtime starting up).</param>
+/// <param name="ChildOpening">A child opening its environments (recovering them when the previous child's crash was left to it).</param>
 /// <param name="Recovery">Time to reopen an environment after a kill (what the parent's <see cref="StorageEnvironment.Open"/> took, recovery included).</param>
 /// <param name="EnvironmentChecks">Environments reopened and compared key by key with the expected state.</param>
 /// <param name="CommittedAfterRecovery">Transactions the parent committed into recovered environments.</param>
@@ -20,6 +23,9 @@ public sealed record StressReport(
     IReadOnlyDictionary<string, int> KillsAtPoints,
     long Acknowledged,
     TimeSpan WritingTime,
+    TimeSpan CheckingTime,
+    DurationSummary ChildLaunch,
+    DurationSummary ChildOpening,
     DurationSummary Recovery,
     int EnvironmentChecks,
     long CommittedAfterRecovery,
@@ -46,6 +52,8 @@ public sealed record StressReport(
         text.AppendLine(c, $"  {Findings.Format()}");
         text.AppendLine(c, $"  recovery (reopen after a kill): {Recovery.Format()}");
         text.AppendLine(c, $"  checks: {EnvironmentChecks:N0} environments compared with the expected state, {CommittedAfterRecovery:N0} transactions committed after recovery");
+        text.AppendLine(c, $"  time: {WritingTime.TotalSeconds:F1} s children writing, {CheckingTime.TotalSeconds:F1} s checking, the rest starting children; " +
+            $"a child's launch {ChildLaunch.Format()}, its opening {ChildOpening.Format()}");
         text.AppendLine(c, $"  file system: {FileSystem.Format()}");
         if (Failure is not null)
             text.AppendLine(c, $"  failure: {Failure}");

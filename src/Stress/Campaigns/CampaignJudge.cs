@@ -103,7 +103,18 @@ internal sealed class CampaignJudge
     }
 
     /// <summary>Reopens the environments, checks them and makes them work (see <see cref="EnvironmentChecker"/>).</summary>
-    public void Check(CheckMode mode, StorageSettings storage) => _checker.Check(mode, storage);
+    public void Check(CheckMode mode, StorageSettings storage)
+    {
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        try
+        {
+            _checker.Check(mode, storage);
+        }
+        finally
+        {
+            _tally.RecordChecking(watch.Elapsed);
+        }
+    }
 
     /// <summary>
     /// Each environment a child opened was recovered by the child itself: the start it found must fit the bounds

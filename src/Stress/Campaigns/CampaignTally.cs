@@ -12,6 +12,8 @@ internal sealed class CampaignTally
     private readonly Lock _gate = new();
     private readonly Stopwatch _elapsed = Stopwatch.StartNew();
     private readonly List<TimeSpan> _recoveries = [];
+    private readonly List<TimeSpan> _launches = [];
+    private readonly List<TimeSpan> _childOpenings = [];
     private readonly Dictionary<string, int> _points = new(StringComparer.Ordinal);
     private ChildTranscript? _live;
     private int _kills;
@@ -26,6 +28,7 @@ internal sealed class CampaignTally
     private int _recoveryFailures;
     private int _environmentChecks;
     private long _committedAfterRecovery;
+    private TimeSpan _checking;
     private string? _failure;
 
     public TimeSpan Elapsed => _elapsed.Elapsed;
@@ -59,6 +62,10 @@ internal sealed class CampaignTally
                 _points[name] = _points.GetValueOrDefault(name) + 1;
             }
             _acknowledged += run.TotalAcknowledged;
+            if (run.Launch is { } launch)
+                _launches.Add(launch);
+            if (run.Opening is { } opening)
+                _childOpenings.Add(opening);
             _writing += run.Writing;
             _readerViolations += run.Violations.Count;
         }
@@ -112,6 +119,13 @@ internal sealed class CampaignTally
             _committedAfterRecovery += transactions;
     }
 
+    /// <summary>Time the parent spent reopening, comparing and working on environments.</summary>
+    public void RecordChecking(TimeSpan time)
+    {
+        lock (_gate)
+            _checking += time;
+    }
+
     /// <summary>The campaign stops at its first failure: this says what, where and how to replay it.</summary>
     public void Fail(string failure)
     {
@@ -124,7 +138,7 @@ internal sealed class CampaignTally
         lock (_gate)
         {
             return new CampaignFigures(_elapsed.Elapsed, _kills, new Dictionary<string, int>(_points), _acknowledged + (_live?.Acknowledged ?? 0),
-                _writing, DurationSummary.Of(_recoveries), _environmentChecks, _committedAfterRecovery,
+                _writing, _checking, DurationSummary.Of(_launches), DurationSummary.Of(_childOpenings), DurationSummary.Of(_recoveries), _environmentChecks, _committedAfterRecovery,
                 new DurabilityFindings(_lost, _halfApplied, _phantoms, _readerViolations, _verifyFailures, _childFailures, _recoveryFailures),
                 _failure, _live?.LastSample);
         }
@@ -138,6 +152,9 @@ internal sealed record CampaignFigures(
     IReadOnlyDictionary<string, int> KillsAtPoints,
     long Acknowledged,
     TimeSpan Writing,
+    TimeSpan Checking,
+    DurationSummary Launches,
+    DurationSummary ChildOpenings,
     DurationSummary Recoveries,
     int EnvironmentChecks,
     long CommittedAfterRecovery,

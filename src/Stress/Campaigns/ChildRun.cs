@@ -10,6 +10,8 @@ namespace Cairn.Stress.Campaigns;
 /// <param name="Violations">What its readers reported.</param>
 /// <param name="Point">The kill point it died at, if it reached one.</param>
 /// <param name="Stopped">It said <c>stopped</c> (a clean stop).</param>
+/// <param name="Launch">From starting the process to its <c>opening</c> line (null if it never said it).</param>
+/// <param name="Opening">From <c>opening</c> to the last <c>start</c> line: opening the environments, recovery included (null if it never got there).</param>
 /// <param name="Writing">From the last <c>start</c> line to the end of its output (its death or exit).</param>
 internal sealed record ChildRun(
     int ExitCode,
@@ -21,6 +23,8 @@ internal sealed record ChildRun(
     bool Stopped,
     IReadOnlyList<string> ProtocolErrors,
     string StandardError,
+    TimeSpan? Launch,
+    TimeSpan? Opening,
     TimeSpan Writing,
     IReadOnlyList<SoakSample> Samples)
 {

@@ -25,6 +25,8 @@ internal sealed class ChildTranscript
     private bool _stopped;
     private int _starts;
     private long _total;
+    private readonly long _createdAt = Stopwatch.GetTimestamp();
+    private long _openingAt;
     private long _startedAt;
     private long _endedAt;
 
@@ -78,6 +80,7 @@ internal sealed class ChildTranscript
             switch (parsed.Kind)
             {
                 case ChildLineKind.Opening when !_opening.Task.IsCompleted:
+                    _openingAt = Stopwatch.GetTimestamp();
                     _opening.TrySetResult();
                     return;
                 case ChildLineKind.Start when known && _start[k] is null:
@@ -136,8 +139,10 @@ internal sealed class ChildTranscript
         lock (_gate)
         {
             var writing = _startedAt == 0 || _endedAt < _startedAt ? TimeSpan.Zero : Stopwatch.GetElapsedTime(_startedAt, _endedAt);
+            TimeSpan? launch = _openingAt == 0 ? null : Stopwatch.GetElapsedTime(_createdAt, _openingAt);
+            TimeSpan? opening = _startedAt == 0 ? null : Stopwatch.GetElapsedTime(_openingAt, _startedAt);
             return new ChildRun(exitCode, [.. _start], [.. _highest], [.. _acknowledged], [.. _violations], _point, _stopped,
-                [.. _protocolErrors], standardError.Trim(), writing, [.. _samples]);
+                [.. _protocolErrors], standardError.Trim(), launch, opening, writing, [.. _samples]);
         }
     }
 

@@ -24,7 +24,7 @@ internal sealed record KillPlan(KillMoment Moment, TimeSpan Delay, KillPoint? Po
     public static KillPlan Choose(Random random, IReadOnlyList<KillPoint> points)
     {
         if (points.Count > 0 && random.Next(5) == 0)
-            return new KillPlan(KillMoment.AtPoint, Milliseconds(random.Next(300, 2000)), points[random.Next(points.Count)], random.Next(1, 4));
+            return new KillPlan(KillMoment.AtPoint, Milliseconds(random.Next(100, 1000)), points[random.Next(points.Count)], random.Next(1, 4));
         return random.Next(100) switch
         {
             < 5 => new KillPlan(KillMoment.AfterOpening, Milliseconds(random.Next(0, 30))),

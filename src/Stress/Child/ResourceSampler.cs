@@ -7,11 +7,9 @@ namespace Cairn.Stress.Child;
 /// <summary>A soak child's measurements of itself, one line per interval.</summary>
 internal static class ResourceSampler
 {
-    // The engine's journal folder in every environment (docs/on-disk-format.md).
-    private const string JournalFolder = "Journals";
-
     public static void Run(IReadOnlyList<StorageEnvironment> environments, TimeSpan interval, StopRequest stop, ChildOutput output)
     {
+        using var queue = new MergerQueueGauge();
         var since = Stopwatch.StartNew();
         var next = interval;
         while (!stop.IsRequested)
@@ -24,8 +22,8 @@ internal static class ResourceSampler
             }
             next += interval;
             output.Say(ChildLines.Sample(new SoakSample(since.Elapsed, ResidentBytes(), GC.GetTotalMemory(forceFullCollection: false),
-                environments.Sum(e => e.ScratchBytesInUse), environments.Sum(e => e.MergerQueueLength),
-                environments.Sum(e => JournalBytes(e.DirectoryPath)), 0)));
+                environments.Sum(e => e.ScratchBytesInUse), (int)Math.Min(int.MaxValue, queue.Read()),
+                environments.Sum(e => e.JournalBytesOnDisk), 0)));
         }
     }
 
@@ -42,20 +40,5 @@ internal static class ResourceSampler
             }
         }
         return Environment.WorkingSet;
-    }
-
-    private static long JournalBytes(string directory)
-    {
-        long bytes = 0;
-        try
-        {
-            foreach (var file in new DirectoryInfo(Path.Combine(directory, JournalFolder)).EnumerateFiles())
-                bytes += file.Length;
-        }
-        catch (IOException)
-        {
-            // The flusher deletes journals while this counts; the next sample sees the folder settled.
-        }
-        return bytes;
     }
 }

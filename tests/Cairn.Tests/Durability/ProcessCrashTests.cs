@@ -76,7 +76,7 @@ public class ProcessCrashTests(ITestOutputHelper output)
     {
         using var dir = new TestDirectory("process-soak");
         var options = Campaigns.Options(dir.Path) with { Writers = 2, Callers = 16, Readers = 2 };
-        var first = await Campaigns.SoakAsync(options with { Duration = TimeSpan.FromSeconds(6) }, output);
+        var first = await Campaigns.SoakAsync(options with { Duration = TimeSpan.FromSeconds(8) }, output);
         var second = await Campaigns.SoakAsync(options with { Duration = TimeSpan.FromSeconds(2) }, output);
         Assert.True(first.Acknowledged > 0 && second.Acknowledged > 0);
     }

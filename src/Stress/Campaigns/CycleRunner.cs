@@ -12,8 +12,13 @@ internal sealed class CycleRunner(StressOptions options, CampaignTally tally, Ca
     {
         var kill = plan.Kill ?? throw new ArgumentException("a kill cycle needs a kill plan", nameof(plan));
         using var child = Start(plan);
-        bool afterStart = kill.Moment == KillMoment.AfterStart;
-        await AwaitLineAsync(child, afterStart ? child.Transcript.Started : child.Transcript.Opening, afterStart ? "'start'" : "'opening'");
+        var (line, what) = kill.Moment switch
+        {
+            KillMoment.AfterStart => (child.Transcript.Started, "'start'"),
+            KillMoment.AfterFirstAck => (child.Transcript.WhenAcknowledged(1), "its first acknowledgement"),
+            _ => (child.Transcript.Opening, "'opening'"),
+        };
+        await AwaitLineAsync(child, line, what);
         if (kill.Moment == KillMoment.AtPoint)
             await Task.WhenAny(child.Ended, Task.Delay(kill.Delay));
         else if (kill.Delay > TimeSpan.Zero)

@@ -7,8 +7,10 @@ internal enum KillMoment
 {
     /// <summary><see cref="KillPlan.Delay"/> after the child said <c>opening</c>: a kill aimed at opening and recovery.</summary>
     AfterOpening,
-    /// <summary><see cref="KillPlan.Delay"/> after every environment said <c>start</c>: a kill among commits.</summary>
+    /// <summary><see cref="KillPlan.Delay"/> after every environment said <c>start</c>: a kill among the first commits (a young process is still compiling them).</summary>
     AfterStart,
+    /// <summary><see cref="KillPlan.Delay"/> after the first acknowledgement: a kill among commits in full flow.</summary>
+    AfterFirstAck,
     /// <summary>The child kills itself at <see cref="KillPlan.Point"/>; if it has not got there <see cref="KillPlan.Delay"/> after <c>opening</c>, the parent kills it.</summary>
     AtPoint,
 }
@@ -18,8 +20,9 @@ internal sealed record KillPlan(KillMoment Moment, TimeSpan Delay, KillPoint? Po
 {
     /// <summary>
     /// A kill point one cycle in five when <paramref name="points"/> offers any (the third occurrence at most, so
-    /// most reach it), else a moment: 5% during opening, 10% at once after start, 60% within 150 ms, 20% within
-    /// 150–600 ms, 5% within 0.6–2 s.
+    /// most reach it), else a moment: 5% during opening, 10% within 50 ms of start (among the first commits), and
+    /// the rest timed from the first acknowledgement, when commits flow (a fresh process takes a few hundred
+    /// milliseconds to get there on a loaded machine): 60% within 150 ms, 20% within 150–600 ms, 5% within 0.6–2 s.
     /// </summary>
     public static KillPlan Choose(Random random, IReadOnlyList<KillPoint> points)
     {
@@ -28,10 +31,10 @@ internal sealed record KillPlan(KillMoment Moment, TimeSpan Delay, KillPoint? Po
         return random.Next(100) switch
         {
             < 5 => new KillPlan(KillMoment.AfterOpening, Milliseconds(random.Next(0, 30))),
-            < 15 => new KillPlan(KillMoment.AfterStart, TimeSpan.Zero),
-            < 75 => new KillPlan(KillMoment.AfterStart, Milliseconds(random.Next(0, 150))),
-            < 95 => new KillPlan(KillMoment.AfterStart, Milliseconds(random.Next(150, 600))),
-            _ => new KillPlan(KillMoment.AfterStart, Milliseconds(random.Next(600, 2000))),
+            < 15 => new KillPlan(KillMoment.AfterStart, Milliseconds(random.Next(0, 50))),
+            < 75 => new KillPlan(KillMoment.AfterFirstAck, Milliseconds(random.Next(0, 150))),
+            < 95 => new KillPlan(KillMoment.AfterFirstAck, Milliseconds(random.Next(150, 600))),
+            _ => new KillPlan(KillMoment.AfterFirstAck, Milliseconds(random.Next(600, 2000))),
         };
     }
 
@@ -42,6 +45,7 @@ internal sealed record KillPlan(KillMoment Moment, TimeSpan Delay, KillPoint? Po
         {
             KillMoment.AfterOpening => $"kill {ms} ms after 'opening'",
             KillMoment.AfterStart => $"kill {ms} ms after 'start'",
+            KillMoment.AfterFirstAck => $"kill {ms} ms after the first acknowledgement",
             _ => $"kill at {Point!.Name} #{Occurrence} (or {ms} ms after 'opening')",
         };
     }

@@ -8,46 +8,27 @@ namespace Cairn.Stress;
 /// points inside the engine), reopens the environments, checks that every acknowledged transaction is wholly there
 /// and none is half there, that <see cref="StorageEnvironment.Verify"/> passes and that the recovered environments
 /// work, and goes again, for <see cref="StressOptions.Duration"/> or <see cref="StressOptions.Kills"/>. A last
-/// child is stopped cleanly, after which every transaction it committed is owed exactly.
+/// child is stopped cleanly, after which every transaction it committed is owed exactly. The campaign stops at the
+/// first violation; cancelling ends it after the cycle under way (and that closing run).
 /// </summary>
 public sealed class StressCampaign(StressOptions options)
 {
     public async Task<StressReport> RunAsync(CancellationToken cancellationToken = default)
     {
-        options.Validate();
-        long seed = options.Seed ?? Random.Shared.NextInt64(1, 1_000_000_000);
-        options.Progress?.WriteLine($"stress campaign: seed {seed}, {options.Environments} environment(s) in {options.Directory}");
-        var tally = new CampaignTally();
-        var probe = new ProbeCapture();
-        var judge = new CampaignJudge(options.Directory, seed, options.Workload, options.Branches, options.CommitsAfterRecovery, tally, probe);
-        var planner = new CyclePlanner(options, seed);
-        var runner = new CycleRunner(options, tally, judge);
-
-        using (ProgressPrinter.Start(options.Progress, options.ProgressInterval, () => ProgressPrinter.KillLine(tally.Snapshot())))
+        var session = new CampaignSession(options);
+        options.Progress?.WriteLine($"stress campaign: seed {session.Seed}, {options.Environments} environment(s) in {options.Directory}");
+        await session.RunAsync(ProgressPrinter.KillLine, async () =>
         {
-            CyclePlan? plan = null;
-            try
-            {
-                judge.Prepare();
-                int cycle = 1;
-                for (; !Done(tally, cancellationToken); cycle++)
-                {
-                    plan = planner.Next(cycle);
-                    await runner.KillAsync(plan);
-                }
-                plan = planner.Final(cycle);
-                await runner.StopAsync(plan, child => child.Transcript.WhenAcknowledged(CycleRunner.ClosingAcknowledgements),
-                    $"{CycleRunner.ClosingAcknowledgements} acknowledgements");
-            }
-            catch (CampaignFailure failure)
-            {
-                tally.Fail($"{plan?.ToString() ?? "opening the directory"}: {failure.Message}{Environment.NewLine}replay with seed {seed}");
-            }
-        }
+            int cycle = 1;
+            for (; !Done(session.Tally, cancellationToken); cycle++)
+                await session.Runner.KillAsync(session.Planner.Next(cycle));
+            await session.Runner.StopAsync(session.Planner.Final(cycle), child => child.Transcript.WhenAcknowledged(CycleRunner.ClosingAcknowledgements),
+                $"{CycleRunner.ClosingAcknowledgements} acknowledgements");
+        });
 
-        var f = tally.Snapshot();
-        return new StressReport(seed, f.Elapsed, f.Kills, f.KillsAtPoints, f.Acknowledged, f.Writing, f.Checking, f.Launches, f.ChildOpenings, f.Recoveries, f.EnvironmentChecks,
-            f.CommittedAfterRecovery, f.Findings, probe.Report, f.Failure);
+        var f = session.Tally.Snapshot();
+        return new StressReport(session.Seed, f.Elapsed, f.Kills, f.KillsAtPoints, f.Acknowledged, f.Writing, f.Checking, f.Launches, f.ChildOpenings,
+            f.Recoveries, f.EnvironmentChecks, f.CommittedAfterRecovery, f.Findings, session.Probe.Report, f.Failure);
     }
 
     private bool Done(CampaignTally tally, CancellationToken cancellationToken)

@@ -67,32 +67,10 @@ internal sealed class CampaignJudge
     }
 
     /// <summary>A child that was killed: it must have run until then, said nothing wrong, and found what is owed on opening.</summary>
-    public void JudgeKilled(ChildRun run, ChildSettings child)
-    {
-        _tally.RecordRun(run, killed: true);
-        var problems = new List<string>();
-        if (!run.WasKilledCleanly)
-        {
-            _tally.RecordChildFailure();
-            problems.Add("the child did not run until the kill");
-        }
-        JudgeStarts(run, child, problems, stoppedCleanly: false);
-        ThrowIfAny(problems, run);
-    }
+    public void JudgeKilled(ChildRun run, ChildSettings child) => Judge(run, child, killed: true);
 
     /// <summary>A child that was asked to stop: it must have closed cleanly, so its acknowledgements are everything it committed.</summary>
-    public void JudgeStopped(ChildRun run, ChildSettings child)
-    {
-        _tally.RecordRun(run, killed: false);
-        var problems = new List<string>();
-        if (!run.StoppedCleanly)
-        {
-            _tally.RecordChildFailure();
-            problems.Add("the child did not stop cleanly when asked");
-        }
-        JudgeStarts(run, child, problems, stoppedCleanly: run.StoppedCleanly);
-        ThrowIfAny(problems, run);
-    }
+    public void JudgeStopped(ChildRun run, ChildSettings child) => Judge(run, child, killed: false);
 
     /// <summary>A child that never printed the line it was waiting for (died of an error, or hung and was killed).</summary>
     public void JudgeUnfinished(ChildRun run, string waitedFor)
@@ -119,10 +97,19 @@ internal sealed class CampaignJudge
     /// <summary>
     /// Each environment a child opened was recovered by the child itself: the start it found must fit the bounds
     /// (a start below what was acknowledged means acknowledged transactions were lost). Its acknowledgements then
-    /// move the bounds: up to the highest acknowledged is owed; past it, only what its callers had in flight.
+    /// move the bounds: up to the highest acknowledged is owed; past it, only what its callers had in flight (nothing,
+    /// after a clean stop).
     /// </summary>
-    private void JudgeStarts(ChildRun run, ChildSettings child, List<string> problems, bool stoppedCleanly)
+    private void Judge(ChildRun run, ChildSettings child, bool killed)
     {
+        _tally.RecordRun(run, killed);
+        var problems = new List<string>();
+        bool ranAsPlanned = killed ? run.WasKilledCleanly : run.StoppedCleanly;
+        if (!ranAsPlanned)
+        {
+            _tally.RecordChildFailure();
+            problems.Add(killed ? "the child did not run until the kill" : "the child did not stop cleanly when asked");
+        }
         for (int k = 0; k <= _branches; k++)
         {
             if (run.Start[k] is not { } start)
@@ -133,10 +120,12 @@ internal sealed class CampaignJudge
                 problems.Add($"{EnvironmentLayout.Name(k)}: {problem}");
                 continue;
             }
-            _bounds[k] = _bounds[k].AfterChild(run.HighestReported[k], stoppedCleanly ? 0 : child.InFlight(k));
+            bool nothingInFlight = !killed && ranAsPlanned;
+            _bounds[k] = _bounds[k].AfterChild(run.HighestReported[k], nothingInFlight ? 0 : child.InFlight(k));
         }
         if (run.Violations.Count > 0)
             problems.Add($"readers saw {run.Violations.Count} broken snapshot(s): {string.Join(Environment.NewLine + "    ", run.Violations.Take(5))}");
+        ThrowIfAny(problems, run);
     }
 
     private static void ThrowIfAny(List<string> problems, ChildRun run)

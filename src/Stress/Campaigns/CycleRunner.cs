@@ -8,8 +8,12 @@ internal sealed class CycleRunner(StressOptions options, CampaignTally tally, Ca
     /// <summary>How many acknowledgements a campaign's closing clean-stop run waits for before it asks the child to stop.</summary>
     public const int ClosingAcknowledgements = 100;
 
+    /// <summary>The cycle running now (or last), for a failure message.</summary>
+    public CyclePlan? Current { get; private set; }
+
     public async Task KillAsync(CyclePlan plan)
     {
+        Current = plan;
         var kill = plan.Kill ?? throw new ArgumentException("a kill cycle needs a kill plan", nameof(plan));
         using var child = Start(plan);
         var (line, what) = kill.Moment switch
@@ -35,6 +39,7 @@ internal sealed class CycleRunner(StressOptions options, CampaignTally tally, Ca
     /// <summary>Starts the child, lets it write until <paramref name="runFor"/> completes, asks it to stop, judges and checks.</summary>
     public async Task StopAsync(CyclePlan plan, Func<ChildHandle, Task> runFor, string runningUntil, TimeSpan runningFor = default)
     {
+        Current = plan;
         using var child = Start(plan);
         await AwaitLineAsync(child, child.Transcript.Started, "'start'");
         await AwaitLineAsync(child, runFor(child), runningUntil, runningFor);

@@ -26,46 +26,19 @@ public class ProcessCrashTests(ITestOutputHelper output)
     private const int DefaultLargeKills = 60;
 
     [Fact]
-    public async Task Every_acknowledged_transaction_survives_SIGKILL_and_nothing_is_half_applied()
-    {
-        using var dir = new TestDirectory("process-crash");
-        await Campaigns.RunAsync(Campaigns.Options(dir.Path) with
-        {
-            Kills = (int)Campaigns.Setting("CAIRN_CRASH_CYCLES", DefaultKills),
-            Writers = 1,
-            Callers = 0,
-            Readers = 1,
-        }, output, "CAIRN_CRASH_CYCLES");
-    }
+    public Task Every_acknowledged_transaction_survives_SIGKILL_and_nothing_is_half_applied()
+        => Campaigns.KillAsync("process-crash", "CAIRN_CRASH_CYCLES", DefaultKills, o => o with { Writers = 1, Callers = 0, Readers = 1 }, output);
 
     /// <summary>Large values (runs of 5 to 50 pages, freed and reallocated in other shapes), with a writer and up to 16 merger callers.</summary>
     [Fact]
-    public async Task Every_acknowledged_transaction_of_large_values_survives_SIGKILL()
-    {
-        using var dir = new TestDirectory("process-crash-large");
-        await Campaigns.RunAsync(Campaigns.Options(dir.Path) with
-        {
-            Kills = (int)Campaigns.Setting("CAIRN_CRASH_LARGE_CYCLES", DefaultLargeKills),
-            Workload = WorkloadShape.LargeValues,
-            Writers = 1,
-            Callers = 16,
-            Readers = 1,
-        }, output, "CAIRN_CRASH_LARGE_CYCLES");
-    }
+    public Task Every_acknowledged_transaction_of_large_values_survives_SIGKILL()
+        => Campaigns.KillAsync("process-crash-large", "CAIRN_CRASH_LARGE_CYCLES", DefaultLargeKills,
+            o => o with { Workload = WorkloadShape.LargeValues, Writers = 1, Callers = 16, Readers = 1 }, output);
 
     /// <summary>Up to 64 concurrent callers through the transaction merger (a different number each cycle): every acknowledged operation survives.</summary>
     [Fact]
-    public async Task Every_operation_acknowledged_by_the_merger_survives_SIGKILL()
-    {
-        using var dir = new TestDirectory("process-crash-merger");
-        await Campaigns.RunAsync(Campaigns.Options(dir.Path) with
-        {
-            Kills = (int)Campaigns.Setting("CAIRN_CRASH_MERGER_CYCLES", DefaultMergerKills),
-            Writers = 0,
-            Callers = 64,
-            Readers = 1,
-        }, output, "CAIRN_CRASH_MERGER_CYCLES");
-    }
+    public Task Every_operation_acknowledged_by_the_merger_survives_SIGKILL()
+        => Campaigns.KillAsync("process-crash-merger", "CAIRN_CRASH_MERGER_CYCLES", DefaultMergerKills, o => o with { Writers = 0, Callers = 64, Readers = 1 }, output);
 
     /// <summary>
     /// A soak run (no kills: writers, callers and readers for a few seconds, stopped cleanly, every transaction owed

@@ -26,17 +26,7 @@ public sealed class SharedJournalCrashTests(ITestOutputHelper output)
     private const int DefaultKills = 90;
 
     [Fact]
-    public async Task Every_transaction_acknowledged_by_a_root_or_its_branches_survives_SIGKILL()
-    {
-        using var dir = new TestDirectory("shared-crash");
-        await Campaigns.RunAsync(Campaigns.Options(dir.Path) with
-        {
-            Kills = (int)Campaigns.Setting("CAIRN_SHARED_CRASH_CYCLES", DefaultKills),
-            Branches = 8,
-            Writers = 2,
-            Callers = 2,
-            Readers = 1,
-            CommitsAfterRecovery = 5,
-        }, output, "CAIRN_SHARED_CRASH_CYCLES");
-    }
+    public Task Every_transaction_acknowledged_by_a_root_or_its_branches_survives_SIGKILL()
+        => Campaigns.KillAsync("shared-crash", "CAIRN_SHARED_CRASH_CYCLES", DefaultKills,
+            o => o with { Branches = 8, Writers = 2, Callers = 2, Readers = 1, CommitsAfterRecovery = 5 }, output);
 }

@@ -24,12 +24,18 @@ public static class Campaigns
     public static StressOptions Options(string directory)
         => new(directory, ChildProcess.StressChild) { Seed = Setting(SeedVariable, Random.Shared.NextInt64(1, 1_000_000_000)) };
 
-    /// <summary>Runs the kill campaign; fails with its report (and how to replay it) unless it succeeded.</summary>
-    public static async Task<StressReport> RunAsync(StressOptions options, ITestOutputHelper output, string sizeVariable)
+    /// <summary>
+    /// Runs a kill campaign of <c>$killsVariable</c> (else <paramref name="defaultKills"/>) kills in a fresh directory,
+    /// shaped by <paramref name="shape"/>; fails with its report (and how to replay it) unless it succeeded.
+    /// </summary>
+    public static async Task<StressReport> KillAsync(string name, string killsVariable, int defaultKills, Func<StressOptions, StressOptions> shape,
+        ITestOutputHelper output)
     {
+        using var dir = new TestDirectory(name);
+        var options = shape(Options(dir.Path)) with { Kills = checked((int)Setting(killsVariable, defaultKills)) };
         var report = await new StressCampaign(options).RunAsync();
         output.WriteLine(report.Format());
-        Assert.True(report.Succeeded, report.Format() + $"replay with {SeedVariable}={report.Seed} {sizeVariable}={options.Kills}");
+        Assert.True(report.Succeeded, report.Format() + $"replay with {SeedVariable}={report.Seed} {killsVariable}={options.Kills}");
         return report;
     }
 

@@ -33,8 +33,7 @@ internal sealed class EnvironmentChecker(string directory, int branches, int com
         try
         {
             last = Inspect(env, k);
-            for (long i = last + 1; i <= last + commitsAfterRecovery; i++)
-                Commit(env, models[k].Workload, i);
+            models[k].Workload.Commit(env, last + 1, last + commitsAfterRecovery);
             env.Checkpoint();
             env.Verify();
             if (env.HasFailed)
@@ -108,7 +107,7 @@ internal sealed class EnvironmentChecker(string directory, int branches, int com
         for (long i = last + 1; i <= last + commitsAfterRecovery; i++)
         {
             if (k % 2 == 0)
-                Commit(env, workload, i);
+                workload.Commit(env, i, i);
             else
                 await env.WriteAsync((Workload: workload, I: i), static (tx, s) => s.Workload.Apply(tx, s.I));
         }
@@ -169,11 +168,4 @@ internal sealed class EnvironmentChecker(string directory, int branches, int com
         => storage.ToStorageOptions(EnvironmentLayout.Directory(directory, k, branches), probe);
 
     private string Name(int k) => branches == 0 ? "the environment" : EnvironmentLayout.Name(k);
-
-    private static void Commit(StorageEnvironment env, StressWorkload workload, long i)
-    {
-        using var tx = env.BeginWrite();
-        workload.Apply(tx, i);
-        tx.Commit();
-    }
 }

@@ -126,6 +126,17 @@ internal sealed class StressWorkload
         return ops;
     }
 
+    /// <summary>Commits transactions <paramref name="from"/>..<paramref name="to"/>, each with its own <c>BeginWrite</c>/<c>Commit</c>.</summary>
+    public void Commit(StorageEnvironment env, long from, long to)
+    {
+        for (long i = from; i <= to; i++)
+        {
+            using var tx = env.BeginWrite();
+            Apply(tx, i);
+            tx.Commit();
+        }
+    }
+
     /// <summary>Applies transaction <paramref name="i"/> inside <paramref name="tx"/> (which the caller commits).</summary>
     public void Apply(WriteTransaction tx, long i) => TransactionApplier.Apply(new EngineStore(tx), this, i);
 

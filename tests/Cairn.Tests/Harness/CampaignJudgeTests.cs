@@ -57,7 +57,7 @@ public class CampaignJudgeTests
         using var dir = new TestDirectory("judge-in-flight");
         var (judge, tally) = Prepared(dir.Path, transactions: 100);
         using (var env = StorageEnvironment.Open(new StorageOptions(dir.Path)))
-            Commit(env, 101, 102);
+            Workload.Commit(env, 101, 102);
 
         // Two callers: 101 acknowledged, 102 in flight (it made it), nothing past 103 possible.
         judge.JudgeKilled(Run(137, "start 0 100", "ack 0 101"), Child(dir.Path, callers: 2));
@@ -66,7 +66,7 @@ public class CampaignJudgeTests
         Assert.Equal(new TransactionBounds(102 + Commits, 102 + Commits), judge.Bounds(0));
 
         using (var env = StorageEnvironment.Open(new StorageOptions(dir.Path)))
-            Commit(env, 103 + Commits, 105 + Commits);
+            Workload.Commit(env, 103 + Commits, 105 + Commits);
         judge.JudgeKilled(Run(137, $"start 0 {102 + Commits}", $"ack 0 {103 + Commits}"), Child(dir.Path));
         var failure = Assert.Throws<CampaignFailure>(() => judge.Check(CheckMode.RootFirstAlone, StorageSettings.Default));
         Assert.Contains("was ever started", failure.Message);
@@ -139,6 +139,8 @@ public class CampaignJudgeTests
 
     private const int Commits = 3;
 
+    private static StressWorkload Workload => new(Seed, new WorkloadShape());
+
     /// <summary>A directory holding workload transactions 1..<paramref name="transactions"/>, taken over by a judge.</summary>
     private static (CampaignJudge Judge, CampaignTally Tally) Prepared(string directory, long transactions)
     {
@@ -161,16 +163,5 @@ public class CampaignJudgeTests
             transcript.Handle(line);
         transcript.End();
         return transcript.Finish(exitCode, "");
-    }
-
-    private static void Commit(StorageEnvironment env, long from, long to)
-    {
-        var workload = new StressWorkload(Seed, new WorkloadShape());
-        for (long i = from; i <= to; i++)
-        {
-            using var tx = env.BeginWrite();
-            workload.Apply(tx, i);
-            tx.Commit();
-        }
     }
 }

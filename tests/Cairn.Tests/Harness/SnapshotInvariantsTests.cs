@@ -18,10 +18,11 @@ public class SnapshotInvariantsTests
         var workload = new StressWorkload(Seed, new WorkloadShape());
         using (var empty = env.BeginRead())
             Assert.Null(SnapshotInvariants.Check(empty, workload));
-        using var old = Commit(env, workload, 1, 40).BeginRead();
+        workload.Commit(env, 1, 40);
+        using var old = env.BeginRead();
         for (long i = 41; i <= 400; i++)
         {
-            Commit(env, workload, i, i);
+            workload.Commit(env, i, i);
             using var tx = env.BeginRead();
             Assert.Null(SnapshotInvariants.Check(tx, workload));
         }
@@ -32,8 +33,9 @@ public class SnapshotInvariantsTests
     public void A_snapshot_showing_writes_of_the_next_transaction_is_caught()
     {
         using var dir = new TestDirectory("snapshot-next");
-        using var env = Commit(StorageEnvironment.Open(new StorageOptions(dir.Path)), new StressWorkload(Seed, new WorkloadShape()), 1, 50);
+        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path));
         var workload = new StressWorkload(Seed, new WorkloadShape());
+        workload.Commit(env, 1, 50);
         using (var tx = env.BeginWrite())
         {
             // Transaction 51 except its last step: the snapshot still says 50.
@@ -53,7 +55,8 @@ public class SnapshotInvariantsTests
     {
         using var dir = new TestDirectory("snapshot-broken");
         var workload = new StressWorkload(Seed, new WorkloadShape());
-        using var env = Commit(StorageEnvironment.Open(new StorageOptions(dir.Path)), workload, 1, 50);
+        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path));
+        workload.Commit(env, 1, 50);
         var put = workload.Transaction(50).First(o => o.Kind == StressOperationKind.Put && o.Tree.StartsWith('d'));
         using (var tx = env.BeginWrite())
         {
@@ -70,16 +73,5 @@ public class SnapshotInvariantsTests
         Assert.Contains("which is missing", problem);
         Assert.Contains($"tree '{put.Tree}' holds", problem);
         Assert.Contains("the balances add up to 64001, not 64000", problem);
-    }
-
-    private static StorageEnvironment Commit(StorageEnvironment env, StressWorkload workload, long from, long to)
-    {
-        for (long i = from; i <= to; i++)
-        {
-            using var tx = env.BeginWrite();
-            workload.Apply(tx, i);
-            tx.Commit();
-        }
-        return env;
     }
 }

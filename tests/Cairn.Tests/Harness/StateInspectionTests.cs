@@ -102,13 +102,7 @@ public class StateInspectionTests
     internal static StorageEnvironment WriteTransactions(string directory, long count, long seed = Seed)
     {
         var env = StorageEnvironment.Open(new StorageOptions(directory));
-        var workload = new StressWorkload(seed, new WorkloadShape());
-        for (long i = 1; i <= count; i++)
-        {
-            using var tx = env.BeginWrite();
-            workload.Apply(tx, i);
-            tx.Commit();
-        }
+        new StressWorkload(seed, new WorkloadShape()).Commit(env, 1, count);
         return env;
     }
 

@@ -24,12 +24,7 @@ public class WorkloadTests
         {
             using var env = StorageEnvironment.Open(options);
             Assert.Equal(last, Clean(StateInspection.Inspect(env, model, new TransactionBounds(last, last))).Last);
-            for (long i = last + 1; i <= upTo; i++)
-            {
-                using var tx = env.BeginWrite();
-                workload.Apply(tx, i);
-                tx.Commit();
-            }
+            workload.Commit(env, last + 1, upTo);
             last = Clean(StateInspection.Inspect(env, model, new TransactionBounds(upTo, upTo))).Last;
             Assert.Equal(upTo, last);
         }

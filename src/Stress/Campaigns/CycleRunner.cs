@@ -20,9 +20,12 @@ internal sealed class CycleRunner(StressOptions options, CampaignTally tally, Ca
         {
             KillMoment.AfterStart => (child.Transcript.Started, "'start'"),
             KillMoment.AfterFirstAck => (child.Transcript.WhenAcknowledged(1), "its first acknowledgement"),
+            KillMoment.AtPoint => (Task.WhenAny(child.Ended, child.Transcript.WhenAcknowledged(1)), "its kill point or its first acknowledgement"),
             _ => (child.Transcript.Opening, "'opening'"),
         };
         await AwaitLineAsync(child, line, what);
+        // A kill point may come during recovery, before any commit, or among the commits; if it has not come a while
+        // after the first acknowledgement, the parent kills the child itself.
         if (kill.Moment == KillMoment.AtPoint)
             await Task.WhenAny(child.Ended, Task.Delay(kill.Delay));
         else if (kill.Delay > TimeSpan.Zero)

@@ -11,7 +11,7 @@ internal enum KillMoment
     AfterStart,
     /// <summary><see cref="KillPlan.Delay"/> after the first acknowledgement: a kill among commits in full flow.</summary>
     AfterFirstAck,
-    /// <summary>The child kills itself at <see cref="KillPlan.Point"/>; if it has not got there <see cref="KillPlan.Delay"/> after <c>opening</c>, the parent kills it.</summary>
+    /// <summary>The child kills itself at <see cref="KillPlan.Point"/>; if it has not got there <see cref="KillPlan.Delay"/> after its first acknowledgement, the parent kills it.</summary>
     AtPoint,
 }
 
@@ -46,7 +46,7 @@ internal sealed record KillPlan(KillMoment Moment, TimeSpan Delay, KillPoint? Po
             KillMoment.AfterOpening => $"kill {ms} ms after 'opening'",
             KillMoment.AfterStart => $"kill {ms} ms after 'start'",
             KillMoment.AfterFirstAck => $"kill {ms} ms after the first acknowledgement",
-            _ => $"kill at {Point!.Name} #{Occurrence} (or {ms} ms after 'opening')",
+            _ => $"kill at {Point!.Name} #{Occurrence} (or {ms} ms after the first acknowledgement)",
         };
     }
 

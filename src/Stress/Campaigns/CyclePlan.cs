@@ -11,6 +11,7 @@ internal sealed record CyclePlan(int Cycle, ChildSettings Child, KillPlan? Kill,
             (Child.Branches > 0 ? EnvironmentLayout.Name(k) + " " : "") + $"{Child.Writers[k]}+{Child.Callers[k]}"));
         return $"cycle {Cycle}: {Kill?.ToString() ?? "stop cleanly"}, {Child.Storage.Label}" +
                (Child.Storage.GroupWritesInFlight is { } inFlight ? $", {inFlight} group writes in flight" : "") +
+               (Child.Storage.JournalCompressionThreshold is { } threshold ? $", journal entries compressed from {threshold} bytes" : "") +
                $", BeginWrite writers + merger callers: {mix}, {Child.Readers} reader(s) each, " +
                (Check is { } check ? $"checked {check}" : "checked by the next child");
     }

@@ -49,8 +49,11 @@ internal sealed class CyclePlanner(StressOptions options, long seed)
 
     /// <summary>A journal group's root sends 1, 2 or 4 shared writes at once (unless fixed): a kill may find several in flight.</summary>
     private StorageSettings Storage(StorageSettings storage)
-        => options.Branches == 0 ? storage
+    {
+        storage = storage with { JournalCompressionThreshold = options.JournalCompressionThreshold };
+        return options.Branches == 0 ? storage
             : storage with { GroupWritesInFlight = options.GroupWritesInFlight ?? s_groupWritesInFlight[_random.Next(s_groupWritesInFlight.Length)] };
+    }
 
     private (int[] Writers, int[] Callers) Mix(bool vary)
     {

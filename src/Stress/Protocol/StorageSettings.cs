@@ -18,6 +18,9 @@ internal sealed record StorageSettings
     /// <summary>A journal group root's <see cref="StorageOptions.JournalGroupMaxWritesInFlight"/>.</summary>
     public long? GroupWritesInFlight { get; init; }
 
+    /// <summary><see cref="StorageOptions.JournalCompressionThreshold"/> (null: no compression).</summary>
+    public long? JournalCompressionThreshold { get; init; }
+
     /// <summary>For people: which profile these settings came from (not passed to the child).</summary>
     public string Label { get; init; } = "custom";
 
@@ -68,6 +71,7 @@ internal sealed record StorageSettings
             InitialJournalSize = InitialJournalSize ?? defaults.InitialJournalSize,
             MaxJournalSize = MaxJournalSize ?? defaults.MaxJournalSize,
             JournalGroupMaxWritesInFlight = GroupWritesInFlight is { } inFlight ? checked((int)inFlight) : defaults.JournalGroupMaxWritesInFlight,
+            JournalCompressionThreshold = JournalCompressionThreshold is { } threshold ? checked((int)threshold) : defaults.JournalCompressionThreshold,
             LoggerFactory = loggerFactory,
             // Waits end when what they wait for happens, however loaded the machine: the lock of a process just
             // killed (the kernel may hold it while it tears down the process' io_uring), and another caller's
@@ -89,6 +93,7 @@ internal sealed record StorageSettings
         InitialJournalSize = arguments.TakeLong("--initial-journal"),
         MaxJournalSize = arguments.TakeLong("--max-journal"),
         GroupWritesInFlight = arguments.TakeLong("--group-writes-in-flight"),
+        JournalCompressionThreshold = arguments.TakeLong("--journal-compression-threshold"),
     };
 
     private IEnumerable<(string Name, long? Value)> Pairs()
@@ -100,5 +105,6 @@ internal sealed record StorageSettings
         yield return ("--initial-journal", InitialJournalSize);
         yield return ("--max-journal", MaxJournalSize);
         yield return ("--group-writes-in-flight", GroupWritesInFlight);
+        yield return ("--journal-compression-threshold", JournalCompressionThreshold);
     }
 }

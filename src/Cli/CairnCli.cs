@@ -37,7 +37,8 @@ internal static class CairnCli
         Add(VerifyCommand.Create(context), VerifyCommand.Notes);
         Add(DumpCommand.Create(context), DumpCommand.Notes);
         Add(IoStatsCommand.Create(context), IoStatsCommand.Notes);
-        // `cairn stress` (the durability harness in src/Stress) is added here once it lands: Add(its command, its notes).
+        root.Subcommands.Add(StressCommand.Create(context));
+        notes[root.Subcommands[^1]] = StressCommand.Notes + "\n\n" + ExitCodes.Help;
         HelpNotes.Attach(root, notes);
         return root;
     }

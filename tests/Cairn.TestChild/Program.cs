@@ -1,17 +1,15 @@
 using Cairn;
+using Cairn.Stress;
 using Cairn.TestChild;
 
 // Commands (one per run):
 //   hold-open DIR   open the environment, print "opened", wait until standard input closes, dispose.
 //   try-open DIR    try to open it; print "opened" or "locked: <message>"; exit 0 either way.
-//   crash-writer DIR SEED [options]   see CrashWriterCommand.
-//   shared-crash-writer DIR SEED [options]   see SharedCrashWriterCommand.
+//   stress-child ARGS…   the child of a stress campaign (Cairn.Stress.StressChild), which the crash tests kill.
 //   merger-allocations DIR   see MergerAllocationCommand.
 //   allocation-probe ASSEMBLY TYPE METHOD [ARGUMENT]   see AllocationProbeCommand.
-if (args.Length >= 1 && args[0] == "crash-writer")
-    return CrashWriterCommand.Run(args[1..]);
-if (args.Length >= 1 && args[0] == "shared-crash-writer")
-    return SharedCrashWriterCommand.Run(args[1..]);
+if (args.Length >= 1 && args[0] == "stress-child")
+    return StressChild.Run(args[1..]);
 if (args.Length == 2 && args[0] == "merger-allocations")
     return MergerAllocationCommand.Run(args[1]);
 if (args.Length >= 1 && args[0] == "allocation-probe")
@@ -20,8 +18,8 @@ if (args.Length >= 1 && args[0] == "allocation-probe")
 if (args.Length != 2)
 {
     Console.Error.WriteLine("usage: Cairn.TestChild hold-open|try-open DIRECTORY");
-    Console.Error.WriteLine($"       Cairn.TestChild {CrashWriterCommand.Usage}");
-    Console.Error.WriteLine($"       Cairn.TestChild {SharedCrashWriterCommand.Usage}");
+    Console.Error.WriteLine("       Cairn.TestChild stress-child ARGUMENTS (written by a stress campaign)");
+    Console.Error.WriteLine($"       Cairn.TestChild {AllocationProbeCommand.Usage}");
     return 2;
 }
 

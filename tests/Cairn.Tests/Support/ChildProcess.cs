@@ -6,6 +6,10 @@ namespace Cairn.Tests.Support;
 public static class ChildProcess
 {
     public static Process Start(params string[] arguments)
+        => Process.Start(StartInfo(arguments)) ?? throw new InvalidOperationException("could not start the test child");
+
+    /// <summary>The child with <paramref name="arguments"/>, its standard streams redirected.</summary>
+    public static ProcessStartInfo StartInfo(IEnumerable<string> arguments)
     {
         var start = new ProcessStartInfo("dotnet")
         {
@@ -16,8 +20,11 @@ public static class ChildProcess
         start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "Cairn.TestChild.dll"));
         foreach (var argument in arguments)
             start.ArgumentList.Add(argument);
-        return Process.Start(start) ?? throw new InvalidOperationException("could not start the test child");
+        return start;
     }
+
+    /// <summary>How a stress campaign starts its child here: <c>Cairn.TestChild stress-child …</c>.</summary>
+    public static ProcessStartInfo StressChild(IReadOnlyList<string> arguments) => StartInfo(["stress-child", .. arguments]);
 
     /// <summary>Runs the child to completion (at most a minute) and returns its standard output.</summary>
     public static string Run(params string[] arguments)

@@ -18,11 +18,11 @@ public sealed partial class StorageEnvironment
     /// <summary>What the observable gauges read; private so the gauge interface stays out of the public surface.</summary>
     private sealed class Gauges(StorageEnvironment environment) : IEnvironmentGaugeSource
     {
-        public long ScratchBytesInUse => environment._scratch.BytesInUse;
+        public long ScratchBytesInUse => environment.ScratchBytesInUse;
 
         public long MergerQueueDepth => Volatile.Read(ref environment._merger)?.Queue.Depth ?? 0;
 
-        public long JournalBytesOnDisk => environment._journal.RetainedBytes;
+        public long JournalBytesOnDisk => environment.JournalBytesOnDisk;
 
         public double OldestReaderAgeSeconds =>
             environment._states.Readers.OldestReadStartedAt() is long started

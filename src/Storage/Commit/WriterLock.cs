@@ -15,6 +15,9 @@ internal sealed class WriterLock(StatePublisher states, FreeSpaceMap freeSpace, 
     private readonly SemaphoreSlim _lock = new(1, 1);
     private readonly int _slot = states.Readers.Reserve();
 
+    /// <summary>Runs before a writer waits for scratch memory (the lazy commits' queue is written, so the flusher can move their pages).</summary>
+    public Action? BeforeScratchWait { get; set; }
+
     /// <summary>The writer's reader slot (which the close counts apart from readers).</summary>
     public int ReaderSlot => _slot;
 
@@ -35,7 +38,10 @@ internal sealed class WriterLock(StatePublisher states, FreeSpaceMap freeSpace, 
         {
             failure.ThrowIfFailed();
             if (scratch.OverLimit)
+            {
+                BeforeScratchWait?.Invoke();
                 scratch.WaitForRoom(Reclaim, states);
+            }
             Reclaim();
             return states.Pin(_slot);
         }

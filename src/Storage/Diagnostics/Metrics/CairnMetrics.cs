@@ -32,7 +32,7 @@ public static class CairnMetrics
     /// <summary>Counter, <c>{transaction}</c>: transactions committed, by <see cref="CommitModeTag"/>.</summary>
     public const string Commits = "cairn.commits";
 
-    /// <summary>Histogram, <c>s</c>: how long <see cref="WriteTransaction.Commit"/> took, from the call until it returned (durable commits only).</summary>
+    /// <summary>Histogram, <c>s</c>: how long <see cref="WriteTransaction.Commit()"/> took, from the call until it returned (durable commits only).</summary>
     public const string CommitDuration = "cairn.commit.duration";
 
     /// <summary>Histogram, <c>s</c>: journal writes, each from submission until durable.</summary>

@@ -88,7 +88,7 @@ public sealed partial class StorageEnvironment : IDisposable
             new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThreshold ?? Journal.JournalWriterOptions.CompressionDisabled },
             (options.LazyCommitMaxBytes, options.LazyCommitMaxDelay));
         // The flusher cannot write what the journal does not hold yet: a writer short of scratch memory writes the queue first.
-        _writer.BeforeScratchWait = _pipeline.Lazy.WriteQueued;
+        _writer.BeforeScratchWait = _pipeline.Queue.WriteQueued;
         StartMetrics();
         _flusher.Start(unflushedWork: opened.TransactionsReplayed > 0);
         RequestSpareJournal();
@@ -185,17 +185,30 @@ public sealed partial class StorageEnvironment : IDisposable
     internal void Commit(LowLevelTransaction tx, CommitMode mode)
     {
         long started = Stopwatch.GetTimestamp();
+        long waitFor;
         try
         {
-            bool lazy = mode == CommitMode.Lazy;
-            _pipeline.Commit(tx, lazy);
-            if (!lazy)
+            if (mode == CommitMode.Lazy)
+            {
+                _pipeline.Commit(tx, lazy: true);
+                _metrics.RecordLazyCommit();
+                return;
+            }
+            if (!_writer.OthersWaiting)
+            {
+                _pipeline.Commit(tx);
                 _metrics.RecordDurableCommit(started);
+                return;
+            }
+            // Group commit: the next writer goes on meanwhile; this entry goes out with the ones queued around it.
+            waitFor = _pipeline.CommitForGroupWrite(tx);
         }
         finally
         {
             EndUserWrite();
         }
+        _pipeline.Queue.WaitDurable(waitFor);
+        _metrics.RecordDurableCommit(started);
     }
 
     internal void Abort(LowLevelTransaction tx)
@@ -247,7 +260,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfDisposed();
         _failure.ThrowIfFailed();
-        _pipeline.Lazy.WriteQueued();
+        _pipeline.Queue.WriteQueued();
         _flusher.Checkpoint();
     }
 
@@ -261,7 +274,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfDisposed();
         _failure.ThrowIfFailed();
-        _pipeline.Lazy.WriteQueued();
+        _pipeline.Queue.WriteQueued();
     }
 
     /// <summary>The commit mode of <see cref="WriteTransaction.Commit()"/>: <see cref="StorageOptions.CommitMode"/>.</summary>
@@ -356,7 +369,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         try
         {
-            _pipeline.Lazy.WriteQueued();
+            _pipeline.Queue.WriteQueued();
         }
         catch (EnvironmentFailedException)
         {
@@ -384,7 +397,7 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private void ReleaseResources()
     {
-        _pipeline.Lazy.Dispose(); // what is still queued is lost, as a crash would lose it (a clean close wrote it)
+        _pipeline.Queue.Dispose(); // what is still queued is lost, as a crash would lose it (a clean close wrote it)
         _metrics.Dispose();
         CloseJournalGroup();
         LeaveJournalGroup();

@@ -22,7 +22,7 @@ namespace Cairn.Commit;
 /// them split across its threads, writing one transaction while it executes the next on top of it. The
 /// data file is not touched: the flusher writes committed pages later.
 /// A lazy commit (<see cref="Commit"/> with <c>lazy</c>) swaps the last two stages: it is published at once
-/// and its entry waits in the <see cref="LazyCommitQueue"/> for a later write, which every durable write
+/// and its entry waits in the <see cref="CommitQueue"/> for a later write, which every durable write
 /// carries ahead of its own entry, so entries always reach the journal in commit order.
 /// </summary>
 internal sealed unsafe class CommitPipeline : IDisposable
@@ -38,7 +38,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
     private readonly JournalEntryWriter _entryWriter;
     // The commit of WriteTransaction.Commit, reused (under the write lock, like its transaction).
     private readonly PreparedCommit _inline = new();
-    private readonly LazyCommitQueue _lazy;
+    private readonly CommitQueue _queue;
 
     /// <param name="states">Where committed states are published to readers.</param>
     /// <param name="journal">The write stage's way into the journal (the environment's own, or its group's shared writes).</param>
@@ -54,7 +54,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
         (long MaxBytes, TimeSpan MaxDelay)? lazyBounds = null)
     {
         var (maxBytes, maxDelay) = lazyBounds ?? (8L << 20, TimeSpan.FromMilliseconds(100));
-        _lazy = new LazyCommitQueue(journal, states, failure, maxBytes, maxDelay);
+        _queue = new CommitQueue(journal, states, failure, maxBytes, maxDelay);
         _entryWriter = new JournalEntryWriter(entryOptions ?? JournalWriterOptions.Default);
         _states = states;
         _journal = journal;
@@ -65,8 +65,8 @@ internal sealed unsafe class CommitPipeline : IDisposable
         _published = published;
     }
 
-    /// <summary>Lazily committed transactions waiting for their entry's write.</summary>
-    public LazyCommitQueue Lazy => _lazy;
+    /// <summary>Published transactions waiting for their entry's write (lazy commits, and group-committed durable ones).</summary>
+    public CommitQueue Queue => _queue;
 
     /// <summary>
     /// The three stages in a row, on the writer. If the journal write fails because the disk is full, the
@@ -91,11 +91,11 @@ internal sealed unsafe class CommitPipeline : IDisposable
             Prepare(tx, commit);
             if (lazy)
             {
-                var entry = _lazy.Enqueue(commit.Buffer.Pointer, commit.EntryLength, commit.TransactionId);
+                var entry = _queue.Enqueue(commit.Buffer.Pointer, commit.EntryLength, commit.TransactionId);
                 Publish(commit, entry);
                 done = true;
-                if (_lazy.IsFull)
-                    _lazy.WriteQueued();
+                if (_queue.IsFull)
+                    _queue.WriteQueued();
                 return;
             }
             try
@@ -120,6 +120,25 @@ internal sealed unsafe class CommitPipeline : IDisposable
                 Discard(tx, commit);
             commit.Reset();
         }
+    }
+
+    /// <summary>
+    /// A durable commit while other writers wait for the write lock (group commit): on the writer, under the
+    /// lock, the transaction is prepared, its entry queued and the transaction published, as a lazy commit is;
+    /// the caller then lets the lock go and waits in <see cref="CommitQueue.WaitDurable"/> with its id, which
+    /// this returns (0: it changed nothing, there is nothing to wait for). Consecutive commits go to the journal
+    /// in one write. A failed write fails the environment (the transactions are published already).
+    /// </summary>
+    public long CommitForGroupWrite(LowLevelTransaction tx)
+    {
+        if (tx.DirtyPages.Count == 0 && tx.FreedPages.Count == 0)
+        {
+            Commit(tx);
+            return 0;
+        }
+        long transactionId = tx.State.TransactionId + 1; // what Prepare gives it
+        Commit(tx, lazy: true);
+        return transactionId;
     }
 
     /// <summary>
@@ -165,7 +184,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
     /// same write). Throws what the journal throws.
     /// </summary>
     public void Write(PreparedCommit commit)
-        => commit.Position = _lazy.WriteWith(commit.Buffer.Pointer, commit.EntryLength, commit.TransactionId);
+        => commit.Position = _queue.WriteWith(commit.Buffer.Pointer, commit.EntryLength, commit.TransactionId);
 
     /// <summary>
     /// Stage 3, once the entry is durable (or, with <paramref name="lazyEntry"/>, queued: its place is filled in
@@ -228,7 +247,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
 
     public void Dispose()
     {
-        _lazy.Dispose();
+        _queue.Dispose();
         _entryWriter.Dispose();
         _inline.Dispose();
     }

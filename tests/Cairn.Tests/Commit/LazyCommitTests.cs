@@ -246,4 +246,38 @@ public sealed class LazyCommitTests
         Assert.True(env.LastDurableTransactionId > 0);
         AssertKeys(env, 2000, 1000);
     }
+
+    [Fact]
+    public async Task Concurrent_durable_commits_are_durable_when_Commit_returns_and_survive_a_crash()
+    {
+        const int threads = 8, commitsEach = 40;
+        using var dir = new TestDirectory("group-commit");
+        var env = StorageEnvironment.Open(Options(dir.Path));
+        var notDurableOnReturn = 0;
+        await Task.WhenAll(Enumerable.Range(0, threads).Select(t => Task.Run(() =>
+        {
+            for (int i = 0; i < commitsEach; i++)
+            {
+                int key = t * commitsEach + i;
+                long id;
+                using (var tx = env.BeginWrite())
+                {
+                    tx.CreateTree(Tree).Put(Bytes.Key(key), Bytes.Value(key, 100));
+                    id = tx.TransactionId + 1;
+                    tx.Commit();
+                }
+                if (env.LastDurableTransactionId < id)
+                    Interlocked.Increment(ref notDurableOnReturn);
+            }
+        })));
+        Assert.Equal(0, notDurableOnReturn);
+        Assert.Equal(env.LastCommittedTransactionId, env.LastDurableTransactionId);
+        long last = env.LastCommittedTransactionId;
+        env.SimulateProcessCrash();
+
+        using var reopened = StorageEnvironment.Open(Options(dir.Path));
+        Assert.Equal(last, reopened.LastCommittedTransactionId);
+        AssertKeys(reopened, threads * commitsEach);
+        reopened.Verify();
+    }
 }

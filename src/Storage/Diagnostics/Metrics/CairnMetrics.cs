@@ -20,7 +20,7 @@ public static class CairnMetrics
     /// <summary>The tag naming the environment a measurement is about (<see cref="StorageOptions.Name"/>, or its directory).</summary>
     public const string EnvironmentTag = "cairn.environment";
 
-    /// <summary>The tag of <see cref="Commits"/> and <see cref="CommitDuration"/> telling how a transaction was committed: <c>durable</c> or <c>merged</c>.</summary>
+    /// <summary>The tag of <see cref="Commits"/> and <see cref="CommitDuration"/> telling how a transaction was committed: <c>durable</c>, <c>lazy</c> or <c>merged</c>.</summary>
     public const string CommitModeTag = "cairn.commit.mode";
 
     /// <summary>The tag of journal-write instruments telling whether the write carried several environments' entries (a journal group's shared write).</summary>

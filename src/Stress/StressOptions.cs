@@ -69,6 +69,12 @@ public sealed record StressOptions
     /// <summary>Every environment compresses journal entries of at least this many bytes (<see cref="StorageOptions.JournalCompressionThreshold"/>; null: never).</summary>
     public int? JournalCompressionThreshold { get; init; }
 
+    /// <summary>
+    /// The <c>BeginWrite</c> writers commit three transactions in four lazily (<see cref="CommitMode.Lazy"/>) and
+    /// acknowledge each once the journal holds it: a kill must find a prefix of the commit order.
+    /// </summary>
+    public bool LazyCommits { get; init; }
+
     /// <summary>One kill in five lands at a named point inside the engine (journal switch, data-file sync, branch link, recovery) instead of at a random moment.</summary>
     public bool KillPoints { get; init; } = true;
 

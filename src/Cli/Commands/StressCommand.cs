@@ -43,9 +43,10 @@ internal static class StressCommand
         var largeValues = new Option<bool>("--large-values") { Description = "Mostly large values (overflow pages)." };
         var storage = new Option<StorageProfile>("--storage") { Description = "Mixed (default), Flushing, NotFlushing or Default: how the child flushes and syncs.", DefaultValueFactory = _ => StorageProfile.Mixed };
         var compression = new Option<int?>("--compression-threshold") { Description = "Compress journal entries of at least this many bytes (LZ4)." };
+        var lazy = new Option<bool>("--lazy-commits") { Description = "Writers commit three transactions in four lazily, acknowledging each once the journal holds it." };
         var command = new Command("stress", "Kill a writing process again and again and check that nothing acknowledged is lost: a durability harness for your disk.")
         {
-            directory, duration, kills, seed, soak, branches, writers, callers, readers, keys, largeValues, storage, compression,
+            directory, duration, kills, seed, soak, branches, writers, callers, readers, keys, largeValues, storage, compression, lazy,
         };
         command.SetAction(async (parse, cancellationToken) =>
         {
@@ -74,6 +75,7 @@ internal static class StressCommand
                 Workload = shape,
                 Storage = parse.GetValue(storage),
                 JournalCompressionThreshold = parse.GetValue(compression),
+                LazyCommits = parse.GetValue(lazy),
                 Progress = context.Error,
             };
             try

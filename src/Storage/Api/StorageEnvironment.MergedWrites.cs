@@ -8,7 +8,7 @@ public sealed partial class StorageEnvironment
 {
     /// <summary>
     /// The transaction merger's view of this environment: the writer lock for a chain of transactions, and
-    /// transactions that go through the same <see cref="CommitPipeline"/> as <see cref="WriteTransaction.Commit"/>,
+    /// transactions that go through the same <see cref="CommitPipeline"/> as <see cref="WriteTransaction.Commit()"/>,
     /// its stages split across the merger's threads.
     /// </summary>
     private sealed class MergedWrites(StorageEnvironment environment) : IMergerPipeline<WriteTransaction>

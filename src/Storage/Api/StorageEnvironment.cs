@@ -17,7 +17,7 @@ namespace Cairn;
 /// <summary>
 /// An open environment: one data file of 8 KiB pages, any number of named trees, one writer and any
 /// number of snapshot readers. Readers never block the writer and never see a partial commit. A commit
-/// is durable when <see cref="WriteTransaction.Commit"/> returns: its journal entry has been written
+/// is durable when <see cref="WriteTransaction.Commit()"/> returns: its journal entry has been written
 /// with one O_DIRECT|O_DSYNC write. Committed pages reach the data file later, from a background
 /// thread that flushes, syncs and then deletes the journals the sync covers; recovery on open replays
 /// whatever the data file lacks.
@@ -85,7 +85,10 @@ public sealed partial class StorageEnvironment : IDisposable
             _journalMember.Attach(joinedGroup);
         }
         _pipeline = new CommitPipeline(_states, _journalMember, _freeSpace, _failure, EnvironmentId, logger, OnPublished,
-            new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThreshold ?? Journal.JournalWriterOptions.CompressionDisabled });
+            new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThreshold ?? Journal.JournalWriterOptions.CompressionDisabled },
+            (options.LazyCommitMaxBytes, options.LazyCommitMaxDelay));
+        // The flusher cannot write what the journal does not hold yet: a writer short of scratch memory writes the queue first.
+        _writer.BeforeScratchWait = _pipeline.Queue.WriteQueued;
         StartMetrics();
         _flusher.Start(unflushedWork: opened.TransactionsReplayed > 0);
         RequestSpareJournal();
@@ -100,6 +103,13 @@ public sealed partial class StorageEnvironment : IDisposable
 
     /// <summary>The id of the last committed transaction.</summary>
     public long LastCommittedTransactionId => _states.Current.TransactionId;
+
+    /// <summary>
+    /// The last transaction whose journal entry, and every earlier one's, is durable: what a crash now would
+    /// keep. It trails <see cref="LastCommittedTransactionId"/> only while lazily committed transactions
+    /// (<see cref="CommitMode.Lazy"/>) wait for their write.
+    /// </summary>
+    public long LastDurableTransactionId => _states.DurableUpTo;
 
     /// <summary>The last transaction whose pages are all in the data file and synced (what a restart need not replay).</summary>
     public long LastSyncedTransactionId => _flusher.SyncedUpTo;
@@ -123,7 +133,7 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>True once an I/O failure has stopped the environment from accepting writes (see <see cref="EnvironmentFailedException"/>).</summary>
     public bool HasFailed => _failure.HasFailed;
 
-    /// <summary>Why the environment stopped accepting writes (the error <see cref="WriteTransaction.Commit"/> and <see cref="BeginWrite()"/> now throw), or null while <see cref="HasFailed"/> is false.</summary>
+    /// <summary>Why the environment stopped accepting writes (the error <see cref="WriteTransaction.Commit()"/> and <see cref="BeginWrite()"/> now throw), or null while <see cref="HasFailed"/> is false.</summary>
     public EnvironmentFailedException? Failure => _failure.HasFailed ? _failure.Exception() : null;
 
     /// <summary>Starts a read transaction on the latest committed state. It never blocks and is never blocked.</summary>
@@ -171,19 +181,34 @@ public sealed partial class StorageEnvironment : IDisposable
         ThrowIfDisposed();
     }
 
-    /// <summary><see cref="WriteTransaction.Commit"/>: the commit pipeline's three stages in a row, then the write lock goes.</summary>
-    internal void Commit(LowLevelTransaction tx)
+    /// <summary><see cref="WriteTransaction.Commit()"/>: the commit pipeline's three stages in a row, then the write lock goes.</summary>
+    internal void Commit(LowLevelTransaction tx, CommitMode mode)
     {
         long started = Stopwatch.GetTimestamp();
+        long waitFor;
         try
         {
-            _pipeline.Commit(tx);
-            _metrics.RecordDurableCommit(started);
+            if (mode == CommitMode.Lazy)
+            {
+                _pipeline.Commit(tx, lazy: true);
+                _metrics.RecordLazyCommit();
+                return;
+            }
+            if (!_writer.OthersWaiting)
+            {
+                _pipeline.Commit(tx);
+                _metrics.RecordDurableCommit(started);
+                return;
+            }
+            // Group commit: the next writer goes on meanwhile; this entry goes out with the ones queued around it.
+            waitFor = _pipeline.CommitForGroupWrite(tx);
         }
         finally
         {
             EndUserWrite();
         }
+        _pipeline.Queue.WaitDurable(waitFor);
+        _metrics.RecordDurableCommit(started);
     }
 
     internal void Abort(LowLevelTransaction tx)
@@ -235,8 +260,25 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfDisposed();
         _failure.ThrowIfFailed();
+        _pipeline.Queue.WriteQueued();
         _flusher.Checkpoint();
     }
+
+    /// <summary>
+    /// Makes every lazily committed transaction (<see cref="CommitMode.Lazy"/>) durable: returns once their
+    /// journal entries are written, in one write. Returns at once if none is waiting.
+    /// </summary>
+    /// <exception cref="EnvironmentFailedException">The write failed (the environment is failed: reopen it), or an earlier failure did.</exception>
+    /// <exception cref="ObjectDisposedException">The environment has been disposed.</exception>
+    public void FlushJournal()
+    {
+        ThrowIfDisposed();
+        _failure.ThrowIfFailed();
+        _pipeline.Queue.WriteQueued();
+    }
+
+    /// <summary>The commit mode of <see cref="WriteTransaction.Commit()"/>: <see cref="StorageOptions.CommitMode"/>.</summary>
+    internal CommitMode DefaultCommitMode => _options.CommitMode;
 
     /// <summary>Test hook: a flush and a sync as the background cycle does them (the older header copy is not caught up).</summary>
     internal void FlushAndSyncAsTheFlusherDoes() => _flusher.FlushAndSyncAsTheFlusherDoes();
@@ -274,6 +316,7 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>Readers other than the writer's and the flusher's own slots.</summary>
     private int OpenReaders(bool writerOpen)
         => _states.Readers.ActiveCount - (_states.Readers.IsActive(_flusher.ReaderSlot) ? 1 : 0)
+            - (_states.Readers.IsActive(_states.DurableSlot) ? 1 : 0)
             - (writerOpen && _states.Readers.IsActive(_writer.ReaderSlot) ? 1 : 0);
 
     /// <summary>
@@ -293,6 +336,7 @@ public sealed partial class StorageEnvironment : IDisposable
             throw new LiveTransactionsException(OpenReaders(writerOpen: true), writer: true);
         // First, because the merger holds the write lock while it works: every queued operation commits.
         StopMerger();
+        WriteLazyCommitsForClose();
         CloseJournalGroup();
         bool writerOpen = !_writer.TryAcquire(TimeSpan.Zero);
         int readers = OpenReaders(writerOpen);
@@ -317,6 +361,22 @@ public sealed partial class StorageEnvironment : IDisposable
     }
 
     /// <summary>
+    /// Lazily committed transactions are written before the journal group closes (a branch's go through its
+    /// root's). If that fails, the environment has failed, and the close goes on as a failed one's: the next
+    /// open recovers what was durable.
+    /// </summary>
+    private void WriteLazyCommitsForClose()
+    {
+        try
+        {
+            _pipeline.Queue.WriteQueued();
+        }
+        catch (EnvironmentFailedException)
+        {
+        }
+    }
+
+    /// <summary>
     /// Test hook: stops the background thread and closes every file as a killed process would leave
     /// them, without flushing, syncing or writing the header (the page cache keeps what was written, as
     /// it does when a process dies).
@@ -337,6 +397,7 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private void ReleaseResources()
     {
+        _pipeline.Queue.Dispose(); // what is still queued is lost, as a crash would lose it (a clean close wrote it)
         _metrics.Dispose();
         CloseJournalGroup();
         LeaveJournalGroup();

@@ -41,6 +41,27 @@ public sealed class StorageOptions
     /// </summary>
     public TimeSpan LockWaitTimeout { get; init; } = TimeSpan.FromSeconds(2);
 
+    /// <summary>
+    /// How <see cref="WriteTransaction.Commit()"/> commits: <see cref="CommitMode.Durable"/> (the default:
+    /// durable when it returns) or <see cref="CommitMode.Lazy"/> (published at once, written within
+    /// <see cref="LazyCommitMaxDelay"/>). <see cref="WriteTransaction.Commit(CommitMode)"/> chooses per
+    /// transaction. Merged writes (<c>WriteAsync</c>) are always durable.
+    /// </summary>
+    public CommitMode CommitMode { get; init; } = CommitMode.Durable;
+
+    /// <summary>
+    /// The longest a lazily committed transaction waits for its journal write: a crash loses at most about
+    /// this much of the newest lazy commits (and never an older one than a kept one). A durable commit,
+    /// <see cref="StorageEnvironment.FlushJournal"/>, a checkpoint and the close write them sooner.
+    /// </summary>
+    public TimeSpan LazyCommitMaxDelay { get; init; } = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>
+    /// Bytes of lazily committed journal entries past which the committing thread writes them at once (one
+    /// write): the bound on the journal memory lazy commits hold, and the largest write they make.
+    /// </summary>
+    public long LazyCommitMaxBytes { get; init; } = 8L << 20;
+
     /// <summary>How long <see cref="StorageEnvironment.BeginWrite()"/> waits for the open write transaction to finish.</summary>
     public TimeSpan WriteTransactionTimeout { get; init; } = TimeSpan.FromSeconds(30);
 

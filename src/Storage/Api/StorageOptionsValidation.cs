@@ -37,6 +37,10 @@ internal static class StorageOptionsValidation
         Positive(options.JournalGroupMaxBytesPerWrite, nameof(options.JournalGroupMaxBytesPerWrite));
         if (options.JournalCompressionThreshold is < 0)
             throw Invalid(nameof(options.JournalCompressionThreshold), options.JournalCompressionThreshold, "must be at least 0 (or null: never compress)");
+        if (options.CommitMode is not (CommitMode.Durable or CommitMode.Lazy))
+            throw Invalid(nameof(options.CommitMode), options.CommitMode, "must be Durable or Lazy");
+        Positive(options.LazyCommitMaxDelay, nameof(options.LazyCommitMaxDelay));
+        Positive(options.LazyCommitMaxBytes, nameof(options.LazyCommitMaxBytes));
         if (options.JournalGroupMaxWritesInFlight is < 1 or > MaxJournalGroupWritesInFlight)
             throw Invalid(nameof(options.JournalGroupMaxWritesInFlight), options.JournalGroupMaxWritesInFlight,
                 $"must be between 1 and {MaxJournalGroupWritesInFlight}");

@@ -4,7 +4,7 @@ namespace Cairn;
 
 /// <summary>
 /// The environment's only write transaction. Changes are visible to it at once and to nobody else
-/// until <see cref="Commit"/>; disposing it without committing aborts and leaves no trace.
+/// until <see cref="Commit()"/>; disposing it without committing aborts and leaves no trace.
 /// </summary>
 public sealed class WriteTransaction : ReadTransaction
 {
@@ -50,8 +50,21 @@ public sealed class WriteTransaction : ReadTransaction
         return true;
     }
 
-    /// <summary>Publishes every change atomically: readers that begin after this see all of it, earlier ones none.</summary>
-    public void Commit()
+    /// <summary>
+    /// Publishes every change atomically: readers that begin after this see all of it, earlier ones none.
+    /// Durable when it returns, unless <see cref="StorageOptions.CommitMode"/> is <see cref="CommitMode.Lazy"/>.
+    /// </summary>
+    public void Commit() => Commit(Environment.DefaultCommitMode);
+
+    /// <summary>
+    /// Publishes every change atomically, as <see cref="Commit()"/> does; <paramref name="mode"/> says whether
+    /// it returns once the transaction is durable (<see cref="CommitMode.Durable"/>) or once it is published
+    /// and its journal entry queued (<see cref="CommitMode.Lazy"/>).
+    /// </summary>
+    /// <param name="mode">Durable, or lazy (see <see cref="CommitMode"/> for what a crash keeps).</param>
+    /// <exception cref="EnvironmentFailedException">The journal write failed (the outcome of this and of lazily committed transactions before it is unknown until the environment is reopened).</exception>
+    /// <exception cref="Pal.DiskFullException">The journal write found the disk full: the transaction was rolled back (durable mode, nothing lazy queued).</exception>
+    public void Commit(CommitMode mode)
     {
         ThrowIfDisposed();
         if (_merged)
@@ -60,7 +73,7 @@ public sealed class WriteTransaction : ReadTransaction
             throw new InvalidOperationException("This transaction has already been committed.");
         SaveTreeStates();
         _completed = true;
-        Environment.Commit(Low);
+        Environment.Commit(Low, mode);
         Dispose();
     }
 

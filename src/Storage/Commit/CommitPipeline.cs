@@ -21,6 +21,9 @@ namespace Cairn.Commit;
 /// <see cref="Commit"/> runs them in a row for <c>WriteTransaction.Commit</c>; the transaction merger runs
 /// them split across its threads, writing one transaction while it executes the next on top of it. The
 /// data file is not touched: the flusher writes committed pages later.
+/// A lazy commit (<see cref="Commit"/> with <c>lazy</c>) swaps the last two stages: it is published at once
+/// and its entry waits in the <see cref="CommitQueue"/> for a later write, which every durable write
+/// carries ahead of its own entry, so entries always reach the journal in commit order.
 /// </summary>
 internal sealed unsafe class CommitPipeline : IDisposable
 {
@@ -35,6 +38,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
     private readonly JournalEntryWriter _entryWriter;
     // The commit of WriteTransaction.Commit, reused (under the write lock, like its transaction).
     private readonly PreparedCommit _inline = new();
+    private readonly CommitQueue _queue;
 
     /// <param name="states">Where committed states are published to readers.</param>
     /// <param name="journal">The write stage's way into the journal (the environment's own, or its group's shared writes).</param>
@@ -44,9 +48,13 @@ internal sealed unsafe class CommitPipeline : IDisposable
     /// <param name="logger">Where slow writes and failures are logged.</param>
     /// <param name="published">Runs after every publication (tells the flusher and the journal there is work).</param>
     /// <param name="entryOptions">How entries are encoded (compression); null: the defaults.</param>
+    /// <param name="lazyBounds">When queued lazy entries are written at the latest: their bytes, and the oldest one's wait.</param>
     public CommitPipeline(StatePublisher states, IJournalAppender journal, FreeSpaceMap freeSpace, FailureLatch failure,
-        Guid environmentId, ILogger logger, Action published, JournalWriterOptions? entryOptions = null)
+        Guid environmentId, ILogger logger, Action published, JournalWriterOptions? entryOptions = null,
+        (long MaxBytes, TimeSpan MaxDelay)? lazyBounds = null)
     {
+        var (maxBytes, maxDelay) = lazyBounds ?? (8L << 20, TimeSpan.FromMilliseconds(100));
+        _queue = new CommitQueue(journal, states, failure, maxBytes, maxDelay);
         _entryWriter = new JournalEntryWriter(entryOptions ?? JournalWriterOptions.Default);
         _states = states;
         _journal = journal;
@@ -57,13 +65,18 @@ internal sealed unsafe class CommitPipeline : IDisposable
         _published = published;
     }
 
+    /// <summary>Published transactions waiting for their entry's write (lazy commits, and group-committed durable ones).</summary>
+    public CommitQueue Queue => _queue;
+
     /// <summary>
     /// The three stages in a row, on the writer. If the journal write fails because the disk is full, the
     /// transaction is rolled back as if it had been aborted and the environment goes on (the partial entry
     /// was wiped). Any other failure of the write leaves its outcome unknown, so the environment fails
-    /// (<see cref="EnvironmentFailedException"/>).
+    /// (<see cref="EnvironmentFailedException"/>); so does any failure of a write that carries lazily
+    /// committed transactions, which readers already see.
+    /// With <paramref name="lazy"/>, the transaction is published without its write, and its entry queued.
     /// </summary>
-    public void Commit(LowLevelTransaction tx)
+    public void Commit(LowLevelTransaction tx, bool lazy = false)
     {
         var commit = _inline;
         bool done = false;
@@ -76,6 +89,15 @@ internal sealed unsafe class CommitPipeline : IDisposable
                 return;
             }
             Prepare(tx, commit);
+            if (lazy)
+            {
+                var entry = _queue.Enqueue(commit.Buffer.Pointer, commit.EntryLength, commit.TransactionId);
+                Publish(commit, entry);
+                done = true;
+                if (_queue.IsFull)
+                    _queue.WriteQueued();
+                return;
+            }
             try
             {
                 Write(commit);
@@ -98,6 +120,25 @@ internal sealed unsafe class CommitPipeline : IDisposable
                 Discard(tx, commit);
             commit.Reset();
         }
+    }
+
+    /// <summary>
+    /// A durable commit while other writers wait for the write lock (group commit): on the writer, under the
+    /// lock, the transaction is prepared, its entry queued and the transaction published, as a lazy commit is;
+    /// the caller then lets the lock go and waits in <see cref="CommitQueue.WaitDurable"/> with its id, which
+    /// this returns (0: it changed nothing, there is nothing to wait for). Consecutive commits go to the journal
+    /// in one write. A failed write fails the environment (the transactions are published already).
+    /// </summary>
+    public long CommitForGroupWrite(LowLevelTransaction tx)
+    {
+        if (tx.DirtyPages.Count == 0 && tx.FreedPages.Count == 0)
+        {
+            Commit(tx);
+            return 0;
+        }
+        long transactionId = tx.State.TransactionId + 1; // what Prepare gives it
+        Commit(tx, lazy: true);
+        return transactionId;
     }
 
     /// <summary>
@@ -138,15 +179,22 @@ internal sealed unsafe class CommitPipeline : IDisposable
         return commit.StateAfter;
     }
 
-    /// <summary>Stage 2: the durable write of the prepared entry. Throws what the journal throws.</summary>
+    /// <summary>
+    /// Stage 2: the durable write of the prepared entry, after every lazily committed one still queued (in the
+    /// same write). Throws what the journal throws.
+    /// </summary>
     public void Write(PreparedCommit commit)
-        => commit.Position = _journal.Append(commit.Buffer.Pointer, commit.EntryLength, commit.TransactionId);
+        => commit.Position = _queue.WriteWith(commit.Buffer.Pointer, commit.EntryLength, commit.TransactionId);
 
-    /// <summary>Stage 3, once the entry is durable: the transaction becomes the current state.</summary>
-    public void Publish(PreparedCommit commit)
+    /// <summary>
+    /// Stage 3, once the entry is durable (or, with <paramref name="lazyEntry"/>, queued: its place is filled in
+    /// when it is written): the transaction becomes the current state.
+    /// </summary>
+    public void Publish(PreparedCommit commit, EntryLocation? lazyEntry = null)
     {
         var tx = commit.Transaction!;
-        _states.PublishCommit(tx, commit.TransactionId, commit.Position, commit.StateAfter?.Pages, commit.BuiltOn);
+        _states.PublishCommit(tx, commit.TransactionId, lazyEntry ?? new EntryLocation(commit.Position), durable: lazyEntry is null,
+            commit.StateAfter?.Pages, commit.BuiltOn);
         tx.DirtyPages.Clear();
         tx.FreedPages.Clear();
         commit.Allocations.Clear();
@@ -199,6 +247,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
 
     public void Dispose()
     {
+        _queue.Dispose();
         _entryWriter.Dispose();
         _inline.Dispose();
     }

@@ -13,14 +13,37 @@ internal sealed class WriterLock(StatePublisher states, FreeSpaceMap freeSpace, 
 {
     // The write lock: one holder at a time (see the summary for who holds it and for how long).
     private readonly SemaphoreSlim _lock = new(1, 1);
+    // Threads inside Acquire/TryAcquire: a durable commit with others waiting lets the lock go before its write.
+    private int _waiting;
     private readonly int _slot = states.Readers.Reserve();
+
+    /// <summary>Runs before a writer waits for scratch memory (the lazy commits' queue is written, so the flusher can move their pages).</summary>
+    public Action? BeforeScratchWait { get; set; }
 
     /// <summary>The writer's reader slot (which the close counts apart from readers).</summary>
     public int ReaderSlot => _slot;
 
-    public bool TryAcquire(TimeSpan timeout) => _lock.Wait(timeout);
+    /// <summary>Whether another thread is waiting for the lock (a <c>BeginWrite</c> caller or the merger).</summary>
+    public bool OthersWaiting => Volatile.Read(ref _waiting) > 0;
 
-    public void Acquire() => _lock.Wait();
+    public bool TryAcquire(TimeSpan timeout)
+    {
+        if (_lock.Wait(0))
+            return true;
+        if (timeout == TimeSpan.Zero)
+            return false;
+        Interlocked.Increment(ref _waiting);
+        try
+        {
+            return _lock.Wait(timeout);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _waiting);
+        }
+    }
+
+    public void Acquire() => TryAcquire(Timeout.InfiniteTimeSpan);
 
     public void Release() => _lock.Release();
 
@@ -35,7 +58,10 @@ internal sealed class WriterLock(StatePublisher states, FreeSpaceMap freeSpace, 
         {
             failure.ThrowIfFailed();
             if (scratch.OverLimit)
+            {
+                BeforeScratchWait?.Invoke();
                 scratch.WaitForRoom(Reclaim, states);
+            }
             Reclaim();
             return states.Pin(_slot);
         }

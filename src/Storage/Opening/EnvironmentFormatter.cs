@@ -21,7 +21,7 @@ internal static unsafe class EnvironmentFormatter
     {
         dataFile.EnsureCapacity(InitialPages);
         using var view = dataFile.Map();
-        var empty = new EnvironmentState(0, 0, PageTable.Empty, new RootRecord(DataFile.HeaderPages, DirectoryPage, default), view, default);
+        var empty = new EnvironmentState(0, 0, PageTable.Empty, new RootRecord(DataFile.HeaderPages, DirectoryPage, default), view, Journal.JournalPosition.None);
         var dirty = new Dictionary<long, LowLevelTransaction.DirtyRun>();
         var freeSpace = FreeSpaceMap.CreateEmpty(DirectoryPage);
         var tx = LowLevelTransaction.ForWriting(dataFile, scratch, empty, freeSpace, dirty, []);

@@ -12,7 +12,10 @@ internal sealed unsafe class DataFile : IDisposable
 {
     public const long HeaderPages = 2;
     private const long MinimumGrowthPages = 32;                         // 256 KiB: a new environment stays small
-    private const long MaximumGrowthPages = (1L << 30) / StorageConstants.PageSize; // 1 GiB steps at most
+    private const long MaximumGrowthPages = (64L << 20) / StorageConstants.PageSize; // 64 MiB steps at most
+    // A step is this fraction of the file: at most 1/8 of it allocated and unused, against remapping the file
+    // once every 12.5 % of growth (doubling left up to half the file unused: 2x LMDB's size after a fill).
+    private const int GrowthFractionShift = 3;
 
     private readonly PalFile _file;
     private readonly PageValidationMap _validated = new();
@@ -114,8 +117,8 @@ internal sealed unsafe class DataFile : IDisposable
     public MappedView Map() => new(_file.Map(PageCount * StorageConstants.PageSize), PageCount);
 
     /// <summary>
-    /// Grows the file so it holds at least <paramref name="requiredPages"/> pages: by the current size
-    /// (doubling) but at least 256 KiB and at most 1 GiB beyond what is required. Returns whether it grew.
+    /// Grows the file so it holds at least <paramref name="requiredPages"/> pages: by an eighth of the current
+    /// size, but at least 256 KiB and at most 64 MiB beyond what is required. Returns whether it grew.
     /// All or nothing: a failed growth sets the file back to its old size (a full disk may have granted
     /// part of it) and leaves <see cref="PageCount"/> as it was; a full disk is retried once with only the
     /// pages required, so a nearly full disk still takes the flush that needs them.
@@ -124,7 +127,7 @@ internal sealed unsafe class DataFile : IDisposable
     {
         if (requiredPages <= PageCount)
             return false;
-        long step = Math.Clamp(PageCount, MinimumGrowthPages, MaximumGrowthPages);
+        long step = Math.Clamp(PageCount >> GrowthFractionShift, MinimumGrowthPages, MaximumGrowthPages);
         long target = Math.Max(requiredPages, PageCount + step);
         try
         {

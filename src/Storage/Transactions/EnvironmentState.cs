@@ -14,8 +14,13 @@ internal sealed class EnvironmentState(
     PageTable pages,
     RootRecord root,
     MappedView view,
-    JournalPosition journalPosition)
+    EntryLocation entry)
 {
+    public EnvironmentState(long transactionId, long epoch, PageTable pages, RootRecord root, MappedView view, JournalPosition journalPosition)
+        : this(transactionId, epoch, pages, root, view, new EntryLocation(journalPosition))
+    {
+    }
+
     /// <summary>The last committed transaction this state shows.</summary>
     public long TransactionId { get; } = transactionId;
 
@@ -36,14 +41,26 @@ internal sealed class EnvironmentState(
 
     public MappedView View { get; } = view;
 
-    /// <summary>Just past the journal entry of <see cref="TransactionId"/> (where recovery resumes once this state is synced).</summary>
-    public JournalPosition JournalPosition { get; } = journalPosition;
+    /// <summary>
+    /// Just past the journal entry of <see cref="TransactionId"/> (where recovery resumes once this state is
+    /// synced). A lazily committed transaction is published before its entry is written: its position is
+    /// filled in when the write lands, before the durable watermark passes it, and only states at or below
+    /// that watermark are ever flushed and synced (<see cref="StatePublisher.MarkDurable"/>).
+    /// </summary>
+    public JournalPosition JournalPosition => Entry.Position;
+
+    /// <summary>Where the entry of <see cref="TransactionId"/> is, shared by every state of that transaction (a flush's too).</summary>
+    public EntryLocation Entry { get; } = entry;
 
     /// <summary>The same transaction with another page table and view: what a flush publishes.</summary>
     public EnvironmentState WithPages(long epoch, PageTable pages, MappedView view)
-        => new(TransactionId, epoch, pages, Root, view, JournalPosition);
+        => new(TransactionId, epoch, pages, Root, view, Entry);
 
     /// <summary>The state after a committed transaction, on this state's view.</summary>
     public EnvironmentState Committed(long transactionId, long epoch, PageTable pages, RootRecord root, JournalPosition position)
-        => new(transactionId, epoch, pages, root, View, position);
+        => new(transactionId, epoch, pages, root, View, new EntryLocation(position));
+
+    /// <summary>The state after a committed transaction whose entry's place is <paramref name="entry"/> (known now, or once it is written).</summary>
+    public EnvironmentState Committed(long transactionId, long epoch, PageTable pages, RootRecord root, EntryLocation entry)
+        => new(transactionId, epoch, pages, root, View, entry);
 }

@@ -27,6 +27,22 @@ internal sealed class StateHistory
         return answer ?? _states.Peek();
     }
 
+    /// <summary>
+    /// The newest kept state of a transaction at or before <paramref name="transactionId"/> (the oldest kept
+    /// state if there is none: then a reader slot that pins it already holds it).
+    /// </summary>
+    public EnvironmentState NewestAtOrBefore(long transactionId)
+    {
+        EnvironmentState? answer = null;
+        foreach (var state in _states)
+        {
+            if (state.TransactionId > transactionId)
+                break;
+            answer = state;
+        }
+        return answer ?? _states.Peek();
+    }
+
     /// <summary>Drops states older than the oldest one a reader uses (the newest is always kept).</summary>
     public void Forget(long oldestReaderEpoch)
     {

@@ -20,13 +20,27 @@ internal sealed unsafe class StatePublisher
     private readonly ScratchAllocator _scratch;
     private EnvironmentState _current;
 
+    // Under _stateLock. Every published transaction up to this one has its entry durably in the journal.
+    // While a lazily committed transaction above it is published, _durableSlot pins the newest state at or
+    // below it: the flusher flushes no state newer than the oldest pinned one (so the data file never holds
+    // a page of a transaction the journal could lose), and what that state reaches is not reclaimed.
+    private long _durableUpTo;
+
     public StatePublisher(EnvironmentState initial, ScratchAllocator scratch)
     {
         _current = initial;
         _scratch = scratch;
         _reclaimer = new ResourceReclaimer(scratch);
         _history.Add(initial);
+        _durableUpTo = initial.TransactionId;
+        DurableSlot = Readers.Reserve();
     }
+
+    /// <summary>The reader slot that holds back flushes to the newest durable state while lazy commits wait for their write.</summary>
+    public int DurableSlot { get; }
+
+    /// <summary>The newest transaction whose entry, and every one before it, is durable in the journal.</summary>
+    public long DurableUpTo => Volatile.Read(ref _durableUpTo);
 
     /// <summary>Which epochs live readers (and the writer and flusher, which read too) hold.</summary>
     public ReaderTable Readers { get; } = new();
@@ -59,10 +73,22 @@ internal sealed unsafe class StatePublisher
     /// </summary>
     public void PublishCommit(LowLevelTransaction tx, long transactionId, JournalPosition position,
         PageTable? prepared = null, EnvironmentState? preparedOn = null)
+        => PublishCommit(tx, transactionId, new EntryLocation(position), durable: true, prepared, preparedOn);
+
+    /// <summary>
+    /// <see cref="PublishCommit(LowLevelTransaction, long, JournalPosition, PageTable?, EnvironmentState?)"/> for a
+    /// transaction whose entry may not be written yet (<paramref name="durable"/> false: a lazy commit; its
+    /// <paramref name="entry"/> is filled in when it is, and <see cref="MarkDurable"/> follows). A durable
+    /// commit's entry was written after every lazy one before it, so it makes them all durable.
+    /// </summary>
+    public void PublishCommit(LowLevelTransaction tx, long transactionId, EntryLocation entry, bool durable,
+        PageTable? prepared = null, EnvironmentState? preparedOn = null)
     {
         lock (_stateLock)
         {
             var current = _current;
+            if (!durable && _durableUpTo == current.TransactionId)
+                Readers.Publish(DurableSlot, current.Epoch); // the first lazy commit since everything was durable
             var retired = _reclaimer.Rent();
             foreach (var (pageNumber, _) in tx.DirtyPages)
             {
@@ -78,9 +104,35 @@ internal sealed unsafe class StatePublisher
             var pages = prepared is not null && ReferenceEquals(current, preparedOn)
                 ? prepared
                 : WithTransactionPages(current.Pages, tx, transactionId);
-            PublishLocked(current.Committed(transactionId, current.Epoch + 1, pages, tx.Root, position), retired);
+            PublishLocked(current.Committed(transactionId, current.Epoch + 1, pages, tx.Root, entry), retired);
+            if (durable)
+                MarkDurableLocked(transactionId);
             ReclaimLocked();
         }
+    }
+
+    /// <summary>
+    /// The entries of every transaction up to <paramref name="transactionId"/> are durable (their
+    /// <see cref="EntryLocation"/>s already hold where): the flusher may flush states up to it.
+    /// </summary>
+    public void MarkDurable(long transactionId)
+    {
+        lock (_stateLock)
+        {
+            if (transactionId <= _durableUpTo)
+                return;
+            MarkDurableLocked(transactionId);
+            ReclaimLocked();
+        }
+    }
+
+    private void MarkDurableLocked(long transactionId)
+    {
+        _durableUpTo = Math.Max(_durableUpTo, transactionId);
+        if (_durableUpTo >= _current.TransactionId)
+            Readers.MarkIdle(DurableSlot);
+        else if (Readers.IsActive(DurableSlot))
+            Readers.Publish(DurableSlot, _history.NewestAtOrBefore(_durableUpTo).Epoch);
     }
 
     /// <summary><paramref name="pages"/> with the transaction's page versions set and the pages it freed removed.</summary>

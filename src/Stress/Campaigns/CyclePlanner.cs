@@ -50,7 +50,7 @@ internal sealed class CyclePlanner(StressOptions options, long seed)
     /// <summary>A journal group's root sends 1, 2 or 4 shared writes at once (unless fixed): a kill may find several in flight.</summary>
     private StorageSettings Storage(StorageSettings storage)
     {
-        storage = storage with { JournalCompressionThreshold = options.JournalCompressionThreshold };
+        storage = storage with { JournalCompressionThreshold = options.JournalCompressionThreshold, LazyCommits = options.LazyCommits ? 1 : null };
         return options.Branches == 0 ? storage
             : storage with { GroupWritesInFlight = options.GroupWritesInFlight ?? s_groupWritesInFlight[_random.Next(s_groupWritesInFlight.Length)] };
     }

@@ -36,7 +36,7 @@ internal static class ChildRunner
         {
             var (env, workload, index) = (environments[k], workloads[k], k);
             for (int w = 0; w < settings.Writers[k]; w++)
-                work.Add(failure.Guard(index, "a writer", () => WorkLoops.Commit(env, index, workload, stop, output)));
+                work.Add(failure.Guard(index, "a writer", () => WorkLoops.Commit(env, index, workload, stop, output, settings.Storage.CommitsLazily)));
             for (int c = 0; c < settings.Callers[k]; c++)
                 work.Add(failure.GuardAsync(index, "a merger caller", () => WorkLoops.MergeAsync(env, index, workload, stop, output)));
             for (int r = 0; r < settings.Readers; r++)

@@ -17,8 +17,13 @@ internal static class WorkLoops
     private const int MaxViolationsPerReader = 5;
 
     /// <summary>A <c>BeginWrite</c> writer: one workload transaction per commit, acknowledged once <c>Commit</c> returned.</summary>
-    public static void Commit(StorageEnvironment env, int index, StressWorkload workload, StopRequest stop, ChildOutput output)
+    public static void Commit(StorageEnvironment env, int index, StressWorkload workload, StopRequest stop, ChildOutput output, bool lazy = false)
     {
+        if (lazy)
+        {
+            CommitMixed(env, index, workload, stop, output);
+            return;
+        }
         while (!stop.IsRequested)
         {
             long i;
@@ -29,6 +34,40 @@ internal static class WorkLoops
             }
             // The acknowledgement: once this line is out, the parent may count transaction i as durable.
             output.Say(ChildLines.Ack(index, i));
+        }
+    }
+
+    /// <summary>
+    /// A <c>BeginWrite</c> writer mixing lazy and durable commits (three in four lazy, chosen by the transaction's
+    /// number): each is acknowledged only once the journal holds it, which a durable commit, the lazy write's time
+    /// bound, or this writer's own <c>FlushJournal</c> (after <see cref="StorageSettings.MaxLazyUnacknowledged"/>)
+    /// brings about.
+    /// </summary>
+    private static void CommitMixed(StorageEnvironment env, int index, StressWorkload workload, StopRequest stop, ChildOutput output)
+    {
+        var unacknowledged = new Queue<(long EngineTransaction, long Workload)>();
+        while (!stop.IsRequested)
+        {
+            long i, engineTransaction;
+            using (var tx = env.BeginWrite())
+            {
+                i = workload.ApplyNext(tx);
+                engineTransaction = tx.TransactionId + 1; // every workload transaction changes something
+                tx.Commit(i % 4 == 0 ? CommitMode.Durable : CommitMode.Lazy);
+            }
+            unacknowledged.Enqueue((engineTransaction, i));
+            if (unacknowledged.Count >= StorageSettings.MaxLazyUnacknowledged)
+                env.FlushJournal();
+            Acknowledge(env.LastDurableTransactionId);
+        }
+        // A clean stop owes every transaction: the last lazy ones are made durable and acknowledged too.
+        env.FlushJournal();
+        Acknowledge(env.LastDurableTransactionId);
+
+        void Acknowledge(long durable)
+        {
+            while (unacknowledged.TryPeek(out var next) && next.EngineTransaction <= durable)
+                output.Say(ChildLines.Ack(index, unacknowledged.Dequeue().Workload));
         }
     }
 

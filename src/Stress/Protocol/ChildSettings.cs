@@ -28,7 +28,7 @@ internal sealed record ChildSettings(
     public int Environments => Branches + 1;
 
     /// <summary>Callers of environment <paramref name="index"/> with a transaction in flight at once, at most.</summary>
-    public int InFlight(int index) => Writers[index] + Callers[index];
+    public int InFlight(int index) => Writers[index] * (Storage.CommitsLazily ? StorageSettings.MaxLazyUnacknowledged + 1 : 1) + Callers[index];
 
     public string EnvironmentDirectory(int index) => EnvironmentLayout.Directory(Directory, index, Branches);
 

@@ -21,6 +21,21 @@ internal sealed record StorageSettings
     /// <summary><see cref="StorageOptions.JournalCompressionThreshold"/> (null: no compression).</summary>
     public long? JournalCompressionThreshold { get; init; }
 
+    /// <summary>
+    /// 1: the child's <c>BeginWrite</c> writers commit three transactions in four lazily
+    /// (<see cref="CommitMode.Lazy"/>, written within <see cref="LazyCommitDelayMilliseconds"/>) and acknowledge
+    /// each once <see cref="StorageEnvironment.LastDurableTransactionId"/> passes it. Null or 0: every commit durable.
+    /// </summary>
+    public long? LazyCommits { get; init; }
+
+    /// <summary>How long a lazy commit waits for its write at most, when <see cref="LazyCommits"/> is on.</summary>
+    public const int LazyCommitDelayMilliseconds = 20;
+
+    /// <summary>A lazy writer with this many transactions unacknowledged makes them durable before it goes on (so a kill finds a bounded number in flight).</summary>
+    public const int MaxLazyUnacknowledged = 32;
+
+    public bool CommitsLazily => LazyCommits is > 0;
+
     /// <summary>For people: which profile these settings came from (not passed to the child).</summary>
     public string Label { get; init; } = "custom";
 
@@ -72,6 +87,7 @@ internal sealed record StorageSettings
             MaxJournalSize = MaxJournalSize ?? defaults.MaxJournalSize,
             JournalGroupMaxWritesInFlight = GroupWritesInFlight is { } inFlight ? checked((int)inFlight) : defaults.JournalGroupMaxWritesInFlight,
             JournalCompressionThreshold = JournalCompressionThreshold is { } threshold ? checked((int)threshold) : defaults.JournalCompressionThreshold,
+            LazyCommitMaxDelay = CommitsLazily ? TimeSpan.FromMilliseconds(LazyCommitDelayMilliseconds) : defaults.LazyCommitMaxDelay,
             LoggerFactory = loggerFactory,
             // Waits end when what they wait for happens, however loaded the machine: the lock of a process just
             // killed (the kernel may hold it while it tears down the process' io_uring), and another caller's
@@ -94,6 +110,7 @@ internal sealed record StorageSettings
         MaxJournalSize = arguments.TakeLong("--max-journal"),
         GroupWritesInFlight = arguments.TakeLong("--group-writes-in-flight"),
         JournalCompressionThreshold = arguments.TakeLong("--journal-compression-threshold"),
+        LazyCommits = arguments.TakeLong("--lazy-commits"),
     };
 
     private IEnumerable<(string Name, long? Value)> Pairs()
@@ -106,5 +123,6 @@ internal sealed record StorageSettings
         yield return ("--max-journal", MaxJournalSize);
         yield return ("--group-writes-in-flight", GroupWritesInFlight);
         yield return ("--journal-compression-threshold", JournalCompressionThreshold);
+        yield return ("--lazy-commits", LazyCommits);
     }
 }

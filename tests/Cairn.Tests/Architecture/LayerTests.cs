@@ -73,7 +73,9 @@ public class LayerTests
     {
         Contracts => Types.InAssembly(s_engine).That().ResideInNamespaceMatching("^Cairn$").And().MeetCustomRule(new IsContract()),
         Api => Types.InAssembly(s_engine).That().ResideInNamespaceMatching("^Cairn$").And().MeetCustomRule(new IsApi()),
-        _ => Types.InAssembly(s_engine).That().ResideInNamespace(group),
+        // The namespace and its sub-namespaces only: ResideInNamespace matches by prefix, which would take the
+        // public Cairn.CommitMode for a member of Cairn.Commit.
+        _ => Types.InAssembly(s_engine).That().ResideInNamespaceMatching("^" + System.Text.RegularExpressions.Regex.Escape(group) + @"(\..+)?$"),
     };
 
     /// <summary>What to forbid for a group: its namespace, or (for the two halves of the root namespace) its types by name.</summary>

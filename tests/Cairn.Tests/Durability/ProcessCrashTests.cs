@@ -15,7 +15,7 @@ namespace Cairn.Tests.Durability;
 /// stopped cleanly and owes every transaction exactly.
 /// </summary>
 /// <remarks>
-/// <c>CAIRN_CRASH_CYCLES</c>, <c>CAIRN_CRASH_MERGER_CYCLES</c> and <c>CAIRN_CRASH_LARGE_CYCLES</c> set the kill
+/// <c>CAIRN_CRASH_CYCLES</c>, <c>CAIRN_CRASH_MERGER_CYCLES</c>, <c>CAIRN_CRASH_LARGE_CYCLES</c> and <c>CAIRN_CRASH_LAZY_CYCLES</c> set the kill
 /// counts; <c>CAIRN_CRASH_SEED</c> replays a campaign's workload and choices (the kill moments themselves depend
 /// on timing and cannot be replayed exactly). <c>cairn stress</c> runs the same campaigns for longer.
 /// </remarks>
@@ -24,6 +24,7 @@ public class ProcessCrashTests(ITestOutputHelper output)
     private const int DefaultKills = 200;
     private const int DefaultMergerKills = 100;
     private const int DefaultLargeKills = 60;
+    private const int DefaultLazyKills = 80;
 
     [Fact]
     public Task Every_acknowledged_transaction_survives_SIGKILL_and_nothing_is_half_applied()
@@ -34,6 +35,15 @@ public class ProcessCrashTests(ITestOutputHelper output)
     public Task Every_acknowledged_transaction_of_large_values_survives_SIGKILL()
         => Campaigns.KillAsync("process-crash-large", "CAIRN_CRASH_LARGE_CYCLES", DefaultLargeKills,
             o => o with { Workload = WorkloadShape.LargeValues, Writers = 1, Callers = 16, Readers = 1 }, output);
+
+    /// <summary>
+    /// Lazy and durable commits mixed (two writers, three commits in four lazy, and up to 8 merger callers): a kill
+    /// leaves a prefix of the commit order holding every transaction the journal had acknowledged, nothing half.
+    /// </summary>
+    [Fact]
+    public Task Lazy_and_durable_commits_mixed_keep_a_prefix_with_every_acknowledged_transaction_through_SIGKILL()
+        => Campaigns.KillAsync("process-crash-lazy", "CAIRN_CRASH_LAZY_CYCLES", DefaultLazyKills,
+            o => o with { Writers = 2, Callers = 8, Readers = 1, LazyCommits = true }, output);
 
     /// <summary>Up to 64 concurrent callers through the transaction merger (a different number each cycle): every acknowledged operation survives.</summary>
     [Fact]

@@ -20,7 +20,7 @@ public static class CairnMetrics
     /// <summary>The tag naming the environment a measurement is about (<see cref="StorageOptions.Name"/>, or its directory).</summary>
     public const string EnvironmentTag = "cairn.environment";
 
-    /// <summary>The tag of <see cref="Commits"/> and <see cref="CommitDuration"/> telling how a transaction was committed: <c>durable</c> or <c>merged</c>.</summary>
+    /// <summary>The tag of <see cref="Commits"/> and <see cref="CommitDuration"/> telling how a transaction was committed: <c>durable</c>, <c>lazy</c> or <c>merged</c>.</summary>
     public const string CommitModeTag = "cairn.commit.mode";
 
     /// <summary>The tag of journal-write instruments telling whether the write carried several environments' entries (a journal group's shared write).</summary>
@@ -32,7 +32,7 @@ public static class CairnMetrics
     /// <summary>Counter, <c>{transaction}</c>: transactions committed, by <see cref="CommitModeTag"/>.</summary>
     public const string Commits = "cairn.commits";
 
-    /// <summary>Histogram, <c>s</c>: how long <see cref="WriteTransaction.Commit"/> took, from the call until it returned (durable commits only).</summary>
+    /// <summary>Histogram, <c>s</c>: how long <see cref="WriteTransaction.Commit()"/> took, from the call until it returned (durable commits only).</summary>
     public const string CommitDuration = "cairn.commit.duration";
 
     /// <summary>Histogram, <c>s</c>: journal writes, each from submission until durable.</summary>

@@ -11,12 +11,14 @@ internal sealed class EnvironmentMetrics : IDisposable
 {
     private const string DurableMode = "durable";
     private const string MergedMode = "merged";
+    private const string LazyMode = "lazy";
 
     private readonly CairnInstruments _instruments;
     private readonly IEnvironmentGaugeSource _gauges;
     private readonly KeyValuePair<string, object?> _environment;
     private readonly KeyValuePair<string, object?> _durable = new(CairnMetrics.CommitModeTag, DurableMode);
     private readonly KeyValuePair<string, object?> _merged = new(CairnMetrics.CommitModeTag, MergedMode);
+    private readonly KeyValuePair<string, object?> _lazy = new(CairnMetrics.CommitModeTag, LazyMode);
     private readonly KeyValuePair<string, object?> _ownWrite = new(CairnMetrics.SharedWriteTag, false);
     private readonly KeyValuePair<string, object?> _sharedWrite = new(CairnMetrics.SharedWriteTag, true);
     private readonly KeyValuePair<string, object?> _ioFailed = new(CairnMetrics.ErrorTypeTag, "IOException");
@@ -36,6 +38,9 @@ internal sealed class EnvironmentMetrics : IDisposable
         if (_instruments.CommitDuration.Enabled)
             _instruments.CommitDuration.Record(Stopwatch.GetElapsedTime(startTimestamp).TotalSeconds, _environment, _durable);
     }
+
+    /// <summary>A lazy commit: counted, not timed (it returns before any I/O).</summary>
+    public void RecordLazyCommit() => _instruments.Commits.Add(1, _environment, _lazy);
 
     public void RecordMergedTransaction(int operations)
     {

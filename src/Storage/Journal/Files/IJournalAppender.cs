@@ -16,4 +16,12 @@ internal unsafe interface IJournalAppender
     /// replayable left behind; any other failure throws <see cref="JournalWriteFatalException"/>.
     /// </summary>
     JournalPosition Append(byte* entry, long length, long transactionId);
+
+    /// <summary>
+    /// Writes consecutive transactions' entries, which lie back to back in one buffer starting with
+    /// <paramref name="firstTransactionId"/>'s, durably and in order, and fills <paramref name="ends"/> with
+    /// the position just past each. A failure may leave any prefix of them durable (each entry is stamped
+    /// with where its write began, so recovery takes a torn write for a torn tail).
+    /// </summary>
+    void AppendEntries(byte* entries, ReadOnlySpan<long> lengths, long firstTransactionId, Span<JournalPosition> ends);
 }

@@ -128,6 +128,24 @@ internal sealed unsafe partial class WriteAheadJournal : IJournalAppender, IDisp
     JournalPosition IJournalAppender.Append(byte* entry, long length, long transactionId)
         => Append(entry, length, transactionId, transactionId, transactionCount: 1);
 
+    /// <summary>One write for all of them, each entry stamped with its offset in it.</summary>
+    public void AppendEntries(byte* entries, ReadOnlySpan<long> lengths, long firstTransactionId, Span<JournalPosition> ends)
+    {
+        long total = 0;
+        foreach (long length in lengths)
+        {
+            JournalEntryHeader.StampWrite(entries + total, Guid.Empty, total);
+            total += length;
+        }
+        var end = Append(entries, total, firstTransactionId, firstTransactionId + lengths.Length - 1, lengths.Length);
+        long offset = end.EndOffset - total;
+        for (int i = 0; i < lengths.Length; i++)
+        {
+            offset += lengths[i];
+            ends[i] = end with { EndOffset = offset };
+        }
+    }
+
     /// <summary>The journal in service, if any: where a group write would go next (read without the lock: a hint).</summary>
     public JournalFile? ActiveFile => Volatile.Read(ref _active);
 

@@ -62,6 +62,25 @@ internal sealed unsafe class JournalGroupMember(WriteAheadJournal own, Guid envi
         return request.Position;
     }
 
+    /// <summary>
+    /// Not sharing: one write to its own journal. Sharing: one entry at a time, since the group stamps each
+    /// request as one entry of its shared write (and merges them with its other members' instead).
+    /// </summary>
+    public void AppendEntries(byte* entries, ReadOnlySpan<long> lengths, long firstTransactionId, Span<JournalPosition> ends)
+    {
+        if (Volatile.Read(ref _group) is null)
+        {
+            own.AppendEntries(entries, lengths, firstTransactionId, ends);
+            return;
+        }
+        long offset = 0;
+        for (int i = 0; i < lengths.Length; i++)
+        {
+            ends[i] = Append(entries + offset, lengths[i], firstTransactionId + i);
+            offset += lengths[i];
+        }
+    }
+
     /// <summary>On the group's writer, once this branch's entry is durable in <paramref name="file"/> (pinned there until this returns).</summary>
     public JournalPosition RecordLinked(JournalFile file, long end, long transactionId) => own.RecordLinked(file, end, transactionId);
 

@@ -15,28 +15,21 @@ internal sealed class StateHistory
     /// a reader that lost its publication race and will move to the current state, so the oldest kept
     /// state answers for it.
     /// </summary>
-    public EnvironmentState StateAt(long epoch)
-    {
-        EnvironmentState? answer = null;
-        foreach (var state in _states)
-        {
-            if (state.Epoch > epoch)
-                break;
-            answer = state;
-        }
-        return answer ?? _states.Peek();
-    }
+    public EnvironmentState StateAt(long epoch) => NewestUpTo(epoch, static state => state.Epoch);
 
     /// <summary>
     /// The newest kept state of a transaction at or before <paramref name="transactionId"/> (the oldest kept
     /// state if there is none: then a reader slot that pins it already holds it).
     /// </summary>
-    public EnvironmentState NewestAtOrBefore(long transactionId)
+    public EnvironmentState NewestAtOrBefore(long transactionId) => NewestUpTo(transactionId, static state => state.TransactionId);
+
+    /// <summary>The newest kept state whose <paramref name="key"/> (increasing from oldest to newest) is at most <paramref name="bound"/>, else the oldest.</summary>
+    private EnvironmentState NewestUpTo(long bound, Func<EnvironmentState, long> key)
     {
         EnvironmentState? answer = null;
         foreach (var state in _states)
         {
-            if (state.TransactionId > transactionId)
+            if (key(state) > bound)
                 break;
             answer = state;
         }

@@ -16,6 +16,9 @@ public static class DurableStores
     public const string Faster = "faster";
     public const string ZoneTree = "zonetree";
     public const string Cairn = "cairn";
+
+    /// <summary>Cairn's single-put commits opening the tree through a <see cref="TreeHandle"/> instead of by name.</summary>
+    public const string CairnTreeHandle = "cairn-handle";
     public const string CairnMerger = "cairn-merger";
 
     /// <summary>The merger driven by asynchronous callers (tasks awaiting each put) in the concurrent benchmark.</summary>
@@ -36,6 +39,7 @@ public static class DurableStores
         (Faster, () => new FasterDurableStore()),
         (ZoneTree, () => new ZoneTreeDurableStore()),
         (Cairn, () => new CairnDurableStore()),
+        (CairnTreeHandle, () => new CairnDurableStore(useTreeHandle: true)),
         (CairnMerger, () => new CairnMergerDurableStore()),
         (CairnMergerAsync, () => new CairnMergerDurableStore()),
     ];

@@ -6,7 +6,8 @@ namespace Cairn.Bench.KeyValue.Stores;
 /// (O_DIRECT|O_DSYNC). The key-value suite opens its stores non-durable (LMDB with MDB_NOSYNC), so
 /// its fill figures set durable Cairn commits against unsynced LMDB ones (docs/benchmarks.md).
 /// </summary>
-public sealed class CairnStore : IBenchStore
+/// <param name="readPath">How a reader reaches the tree: the suite's <c>cairn</c> is the fastest way there is.</param>
+public sealed class CairnStore(CairnReadPath readPath) : IBenchStore
 {
     internal const string TreeName = "bench";
 
@@ -44,7 +45,11 @@ public sealed class CairnStore : IBenchStore
         }
     }
 
-    public IBenchReader CreateReader() => new CairnReader(Env);
+    public IBenchReader CreateReader() => readPath switch
+    {
+        CairnReadPath.ReadTransactionByName => new CairnReader(Env),
+        _ => new CairnSnapshotReader(Env, readPath == CairnReadPath.SnapshotAndHandle),
+    };
 
     public void Dispose()
     {
@@ -53,6 +58,19 @@ public sealed class CairnStore : IBenchStore
     }
 
     private StorageEnvironment Env => _env ?? throw new InvalidOperationException("not open");
+}
+
+/// <summary>How <see cref="CairnStore"/>'s readers begin a transaction and open the tree.</summary>
+public enum CairnReadPath
+{
+    /// <summary><c>BeginReadSnapshot</c> (a struct, no allocation) and a <see cref="TreeHandle"/> kept by the reader.</summary>
+    SnapshotAndHandle,
+
+    /// <summary><c>BeginReadSnapshot</c>, the tree opened by name.</summary>
+    SnapshotByName,
+
+    /// <summary><c>BeginRead</c> (a <see cref="ReadTransaction"/> object per transaction), the tree opened by name.</summary>
+    ReadTransactionByName,
 }
 
 /// <summary>A read transaction per request, as a request handler would use Cairn.</summary>
@@ -96,6 +114,57 @@ internal sealed class CairnReader(StorageEnvironment env) : IBenchReader
         }
         return new ScanTotals(items, keyBytes, valueBytes);
     }
+
+    public void Dispose()
+    {
+    }
+}
+
+/// <summary>A <see cref="ReadSnapshot"/> per request, the tree opened through a handle or by name.</summary>
+internal sealed class CairnSnapshotReader(StorageEnvironment env, bool useHandle) : IBenchReader
+{
+    private readonly TreeHandle _tree = env.GetTreeHandle(CairnStore.TreeName);
+
+    public int ReadInOwnTransaction(ReadOnlySpan<byte> key, Span<byte> destination)
+    {
+        using var snapshot = env.BeginReadSnapshot();
+        if (!Open(snapshot).TryGet(key, out var value))
+            return -1;
+        value.CopyTo(destination);
+        return value.Length;
+    }
+
+    public int ReadManyInOneTransaction(KeySet keys, int start, int count)
+    {
+        using var snapshot = env.BeginReadSnapshot();
+        var tree = Open(snapshot);
+        var found = 0;
+        var index = start;
+        for (var i = 0; i < count; i++)
+        {
+            if (tree.TryGet(keys[index], out _))
+                found++;
+            if (++index == keys.Count)
+                index = 0;
+        }
+        return found;
+    }
+
+    public ScanTotals ScanAll()
+    {
+        long items = 0, keyBytes = 0, valueBytes = 0;
+        using var snapshot = env.BeginReadSnapshot();
+        using var cursor = Open(snapshot).CreateCursor();
+        for (var more = cursor.SeekFirst(); more; more = cursor.MoveNext())
+        {
+            items++;
+            keyBytes += cursor.Key.Length;
+            valueBytes += cursor.Value.Length;
+        }
+        return new ScanTotals(items, keyBytes, valueBytes);
+    }
+
+    private Tree Open(ReadSnapshot snapshot) => useHandle ? snapshot.OpenTree(_tree) : snapshot.OpenTree(CairnStore.TreeName);
 
     public void Dispose()
     {

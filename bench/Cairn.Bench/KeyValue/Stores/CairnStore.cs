@@ -45,11 +45,7 @@ public sealed class CairnStore(CairnReadPath readPath) : IBenchStore
         }
     }
 
-    public IBenchReader CreateReader() => readPath switch
-    {
-        CairnReadPath.ReadTransactionByName => new CairnReader(Env),
-        _ => new CairnSnapshotReader(Env, readPath == CairnReadPath.SnapshotAndHandle),
-    };
+    public IBenchReader CreateReader() => new CairnReader(Env, readPath);
 
     public void Dispose()
     {
@@ -73,62 +69,28 @@ public enum CairnReadPath
     ReadTransactionByName,
 }
 
-/// <summary>A read transaction per request, as a request handler would use Cairn.</summary>
-internal sealed class CairnReader(StorageEnvironment env) : IBenchReader
-{
-    public int ReadInOwnTransaction(ReadOnlySpan<byte> key, Span<byte> destination)
-    {
-        using var tx = env.BeginRead();
-        if (!tx.OpenTree(CairnStore.TreeName).TryGet(key, out var value))
-            return -1;
-        value.CopyTo(destination);
-        return value.Length;
-    }
-
-    public int ReadManyInOneTransaction(KeySet keys, int start, int count)
-    {
-        using var tx = env.BeginRead();
-        var tree = tx.OpenTree(CairnStore.TreeName);
-        var found = 0;
-        var index = start;
-        for (var i = 0; i < count; i++)
-        {
-            if (tree.TryGet(keys[index], out _))
-                found++;
-            if (++index == keys.Count)
-                index = 0;
-        }
-        return found;
-    }
-
-    public ScanTotals ScanAll()
-    {
-        long items = 0, keyBytes = 0, valueBytes = 0;
-        using var tx = env.BeginRead();
-        using var cursor = tx.OpenTree(CairnStore.TreeName).CreateCursor();
-        for (var more = cursor.SeekFirst(); more; more = cursor.MoveNext())
-        {
-            items++;
-            keyBytes += cursor.Key.Length;
-            valueBytes += cursor.Value.Length;
-        }
-        return new ScanTotals(items, keyBytes, valueBytes);
-    }
-
-    public void Dispose()
-    {
-    }
-}
-
-/// <summary>A <see cref="ReadSnapshot"/> per request, the tree opened through a handle or by name.</summary>
-internal sealed class CairnSnapshotReader(StorageEnvironment env, bool useHandle) : IBenchReader
+/// <summary>
+/// A read transaction per request, as a request handler would use Cairn, begun and opened the way
+/// <see cref="CairnReadPath"/> says. Reading many keys and scanning, once per transaction, always use a snapshot.
+/// </summary>
+internal sealed class CairnReader(StorageEnvironment env, CairnReadPath path) : IBenchReader
 {
     private readonly TreeHandle _tree = env.GetTreeHandle(CairnStore.TreeName);
 
     public int ReadInOwnTransaction(ReadOnlySpan<byte> key, Span<byte> destination)
     {
+        if (path == CairnReadPath.ReadTransactionByName)
+        {
+            using var tx = env.BeginRead();
+            return CopyOut(tx.OpenTree(CairnStore.TreeName), key, destination);
+        }
         using var snapshot = env.BeginReadSnapshot();
-        if (!Open(snapshot).TryGet(key, out var value))
+        return CopyOut(Open(snapshot), key, destination);
+    }
+
+    private static int CopyOut(Tree tree, ReadOnlySpan<byte> key, Span<byte> destination)
+    {
+        if (!tree.TryGet(key, out var value))
             return -1;
         value.CopyTo(destination);
         return value.Length;
@@ -164,7 +126,8 @@ internal sealed class CairnSnapshotReader(StorageEnvironment env, bool useHandle
         return new ScanTotals(items, keyBytes, valueBytes);
     }
 
-    private Tree Open(ReadSnapshot snapshot) => useHandle ? snapshot.OpenTree(_tree) : snapshot.OpenTree(CairnStore.TreeName);
+    private Tree Open(ReadSnapshot snapshot)
+        => path == CairnReadPath.SnapshotAndHandle ? snapshot.OpenTree(_tree) : snapshot.OpenTree(CairnStore.TreeName);
 
     public void Dispose()
     {

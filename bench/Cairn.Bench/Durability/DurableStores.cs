@@ -21,6 +21,9 @@ public static class DurableStores
     public const string CairnTreeHandle = "cairn-handle";
     public const string CairnMerger = "cairn-merger";
 
+    /// <summary>The merger's blocked-thread callers waiting on <c>WriteAsync</c>'s task instead of calling <c>Write</c> (for comparison).</summary>
+    public const string CairnMergerOnTask = "cairn-merger-ontask";
+
     /// <summary>The merger driven by asynchronous callers (tasks awaiting each put) in the concurrent benchmark.</summary>
     public const string CairnMergerAsync = "cairn-merger-async";
 
@@ -41,6 +44,7 @@ public static class DurableStores
         (Cairn, () => new CairnDurableStore()),
         (CairnTreeHandle, () => new CairnDurableStore(useTreeHandle: true)),
         (CairnMerger, () => new CairnMergerDurableStore()),
+        (CairnMergerOnTask, () => new CairnMergerDurableStore(blockOnTask: true)),
         (CairnMergerAsync, () => new CairnMergerDurableStore()),
     ];
 

@@ -14,9 +14,8 @@ public sealed partial class StorageEnvironment
     /// Everything said of <c>WriteAsync</c> holds: the operation runs later on the merger's thread, may run more than
     /// once, must not commit or dispose the transaction; its exception, a cancellation before the merger took it, a
     /// full queue (<see cref="MergerQueueFullException"/>) or a failed environment
-    /// (<see cref="EnvironmentFailedException"/>) is thrown here. The completion is handed to the thread pool, as
-    /// for <c>WriteAsync</c>, so a host that blocks every thread-pool thread in <c>Write</c> starves it: block
-    /// threads of your own, or await <c>WriteAsync</c>.
+    /// (<see cref="EnvironmentFailedException"/>) is thrown here. The thread that finishes the transaction (the
+    /// journal writer) wakes the caller itself, so no thread-pool thread is needed to complete a <c>Write</c>.
     /// </remarks>
     /// <exception cref="InvalidOperationException">Called from inside a merged operation (it would wait for itself).</exception>
     /// <exception cref="ObjectDisposedException">The environment is closing or closed.</exception>

@@ -43,14 +43,27 @@ internal abstract class MergedOperation<TTransaction> : IThreadPoolWorkItem
     public void Succeed()
     {
         _error = null;
-        ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+        Complete();
     }
 
     /// <summary>Completes the caller's task with <paramref name="error"/>, on a thread-pool thread.</summary>
     public void Fail(Exception error)
     {
         _error = error;
-        ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+        Complete();
+    }
+
+    /// <summary>
+    /// A blocked caller (<see cref="Waiter"/>) is woken right here: it runs no continuation on this thread, and
+    /// needing no thread-pool thread to wake it means a host that blocks its pool threads in <c>Write</c> cannot
+    /// starve its own completions. Awaited tasks complete on the thread pool.
+    /// </summary>
+    private void Complete()
+    {
+        if (Waiter is not null)
+            ((IThreadPoolWorkItem)this).Execute();
+        else
+            ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
     }
 
     void IThreadPoolWorkItem.Execute()

@@ -6,7 +6,12 @@ namespace Cairn.Bench.Durability.Stores;
 /// holding it is durable. Callers on many threads share the
 /// merger's transactions and journal writes; that is the point of it. Default <see cref="StorageOptions"/>.
 /// </summary>
-public sealed class CairnMergerDurableStore : IDurableStore, IDurableLogCounter, IAsyncDurableStore
+/// <param name="blockOnTask">
+/// Blocked-thread callers wait on <c>WriteAsync</c>'s task instead of calling <c>Write</c> (the way a caller had to
+/// before <c>Write</c>: an event set by the task's continuation, which runs on the thread pool): the comparison
+/// store <c>cairn-merger-ontask</c>.
+/// </param>
+public sealed class CairnMergerDurableStore(bool blockOnTask = false) : IDurableStore, IDurableLogCounter, IAsyncDurableStore
 {
     private StorageEnvironment? _env;
     private long _lastTransactions;
@@ -22,7 +27,7 @@ public sealed class CairnMergerDurableStore : IDurableStore, IDurableLogCounter,
         _lastTransactions = _env.MergerStats.Snapshot().Transactions;
     }
 
-    public IDurableWriter CreateWriter() => new Writer(Env);
+    public IDurableWriter CreateWriter() => blockOnTask ? new TaskWaitingWriter(Env) : new Writer(Env);
 
     public IAsyncDurableWriter CreateAsyncWriter() => new AsyncWriter(Env);
 
@@ -105,5 +110,46 @@ public sealed class CairnMergerDurableStore : IDurableStore, IDurableLogCounter,
         public void Dispose()
         {
         }
+    }
+
+    /// <summary>
+    /// A blocked-thread caller as one had to write it before <c>Write</c>: <c>WriteAsync</c>, then an event set by the
+    /// task's continuation (no Task, no allocation per put; the continuation runs on the thread pool).
+    /// </summary>
+    private sealed class TaskWaitingWriter : IDurableWriter
+    {
+        private readonly StorageEnvironment _env;
+        private readonly TreeHandle _tree;
+        private readonly ManualResetEventSlim _done = new(false);
+        private readonly Action _signal;
+        private readonly byte[] _key = new byte[64];
+        private readonly byte[] _value = new byte[256];
+        private int _keyLength;
+        private int _valueLength;
+
+        public TaskWaitingWriter(StorageEnvironment env)
+        {
+            _env = env;
+            _tree = env.GetTreeHandle(CairnDurableStore.TreeName);
+            _signal = _done.Set;
+        }
+
+        public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+        {
+            key.CopyTo(_key);
+            value.CopyTo(_value);
+            _keyLength = key.Length;
+            _valueLength = value.Length;
+            var task = _env.WriteAsync(this, static (tx, w) => tx.OpenTree(w._tree).Put(w._key.AsSpan(0, w._keyLength), w._value.AsSpan(0, w._valueLength)));
+            if (!task.IsCompleted)
+            {
+                _done.Reset();
+                task.GetAwaiter().UnsafeOnCompleted(_signal);
+                _done.Wait();
+            }
+            task.GetAwaiter().GetResult();
+        }
+
+        public void Dispose() => _done.Dispose();
     }
 }

@@ -19,6 +19,11 @@ if (args.Length > 0 && args[0] == "--recovery-survey")
 if (args.Length > 0 && args[0] == "--concurrent-interleaved")
     return Cairn.Bench.Durability.Interleaved.InterleavedConcurrentRun.Run(args[1..], Console.Out);
 
+// --reads-interleaved [--keys N] [--rounds N] [--reads N] [--stores a,..]: point reads in their own transaction and scans,
+// every store open at once and measured in alternating rounds (ratios that survive a loaded machine).
+if (args.Length > 0 && args[0] == "--reads-interleaved")
+    return Cairn.Bench.KeyValue.Interleaved.InterleavedReadRun.Run(args[1..], Console.Out);
+
 // --shared-journals [--branches N] [--callers N,..] [--rounds N] [--commits N]: a root and its branches committing at
 // once, journals shared against separate, interleaved round by round (docs/benchmarks.md, Shared journals).
 if (args.Length > 0 && args[0] == "--shared-journals")

@@ -16,7 +16,13 @@ public static class DurableStores
     public const string Faster = "faster";
     public const string ZoneTree = "zonetree";
     public const string Cairn = "cairn";
+
+    /// <summary>Cairn's single-put commits opening the tree through a <see cref="TreeHandle"/> instead of by name.</summary>
+    public const string CairnTreeHandle = "cairn-handle";
     public const string CairnMerger = "cairn-merger";
+
+    /// <summary>The merger's blocked-thread callers waiting on <c>WriteAsync</c>'s task instead of calling <c>Write</c> (for comparison).</summary>
+    public const string CairnMergerOnTask = "cairn-merger-ontask";
 
     /// <summary>The merger driven by asynchronous callers (tasks awaiting each put) in the concurrent benchmark.</summary>
     public const string CairnMergerAsync = "cairn-merger-async";
@@ -36,7 +42,9 @@ public static class DurableStores
         (Faster, () => new FasterDurableStore()),
         (ZoneTree, () => new ZoneTreeDurableStore()),
         (Cairn, () => new CairnDurableStore()),
+        (CairnTreeHandle, () => new CairnDurableStore(useTreeHandle: true)),
         (CairnMerger, () => new CairnMergerDurableStore()),
+        (CairnMergerOnTask, () => new CairnMergerDurableStore(blockOnTask: true)),
         (CairnMergerAsync, () => new CairnMergerDurableStore()),
     ];
 

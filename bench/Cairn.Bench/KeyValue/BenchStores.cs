@@ -17,7 +17,9 @@ public static class BenchStores
     private static readonly (string Name, Func<IBenchStore> Create)[] s_stores =
     [
         (Baseline, () => new LmdbStore()),
-        ("cairn", () => new CairnStore()),
+        ("cairn", () => new CairnStore(CairnReadPath.SnapshotAndHandle)),
+        ("cairn-byname", () => new CairnStore(CairnReadPath.SnapshotByName)),
+        ("cairn-readtx", () => new CairnStore(CairnReadPath.ReadTransactionByName)),
         ("faster", () => new FasterStore()),
         ("zonetree", () => new ZoneTreeStore()),
     ];

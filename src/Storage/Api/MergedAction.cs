@@ -22,6 +22,13 @@ internal sealed class MergedAction<TState> : MergedOperation<WriteTransaction>, 
 
     public ValueTask Task => new(this, _core.Version);
 
+    /// <summary>The blocking <c>Write</c>: waits on the thread's event the operation was rented with, then returns it to its pool.</summary>
+    public void Wait()
+    {
+        Waiter!.Wait();
+        GetResult(_core.Version);
+    }
+
     public override void Execute(WriteTransaction transaction) => _operation!(transaction, _state);
 
     protected override void SetResult() => _core.SetResult(true);

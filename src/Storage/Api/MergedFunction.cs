@@ -21,6 +21,13 @@ internal sealed class MergedFunction<TState, TResult> : MergedOperation<WriteTra
 
     public ValueTask<TResult> Task => new(this, _core.Version);
 
+    /// <summary>The blocking <c>Write</c>: waits on the thread's event the operation was rented with, then returns it to its pool.</summary>
+    public TResult Wait()
+    {
+        Waiter!.Wait();
+        return GetResult(_core.Version);
+    }
+
     // A re-run (another operation of the batch threw) overwrites the result of the discarded run.
     public override void Execute(WriteTransaction transaction) => _result = _operation!(transaction, _state);
 

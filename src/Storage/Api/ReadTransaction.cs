@@ -7,15 +7,22 @@ namespace Cairn;
 /// visible, and nothing it reads changes until it is disposed. It is not tied to a thread: it may
 /// be used across <c>await</c>s (by one caller at a time).
 /// </summary>
+/// <remarks>
+/// Each <see cref="StorageEnvironment.BeginRead"/> allocates this small object (the rest of a read transaction
+/// is pooled); <see cref="StorageEnvironment.BeginReadSnapshot"/> is the same transaction as a struct, for
+/// code that must allocate nothing.
+/// </remarks>
 public class ReadTransaction : IDisposable
 {
     private readonly Transactions.ReadContext _context;
-    private bool _disposed;
+    // The use of the (pooled) context this transaction is: trees and cursors it hands out carry it too.
+    private readonly long _generation;
 
     internal ReadTransaction(StorageEnvironment environment, Transactions.ReadContext context)
     {
         Environment = environment;
         _context = context;
+        _generation = context.Generation;
     }
 
     internal StorageEnvironment Environment { get; }
@@ -26,9 +33,9 @@ public class ReadTransaction : IDisposable
     public long TransactionId => Low.State.TransactionId;
 
     /// <summary>True once the transaction has been disposed (or, for a write transaction, committed); it can then no longer be used.</summary>
-    public bool IsDisposed => _disposed;
+    public bool IsDisposed => !_context.IsCurrent(_generation);
 
-    internal BTree RootTree => _context.Root ??= new BTree(Low, Low.RootTree);
+    internal BTree RootTree => _context.RootTree;
 
     /// <summary>Opens an existing tree; throws <see cref="TreeNotFoundException"/> if there is none by that name.</summary>
     public Tree OpenTree(string name)
@@ -44,64 +51,60 @@ public class ReadTransaction : IDisposable
     {
         ArgumentException.ThrowIfNullOrEmpty(name);
         ThrowIfDisposed();
-        if (ReferenceEquals(name, _context.LastTreeName))
-        {
-            tree = new Tree(this, _context.LastTree!, name);
-            return true;
-        }
-        if (!_context.Trees.TryGetValue(name, out var btree))
-        {
-            if (!TreeDirectory.TryRead(RootTree, name, out var state, Environment.DataFilePath))
-            {
-                tree = default;
-                return false;
-            }
-            btree = new BTree(Low, state);
-            _context.Trees.Add(name, btree);
-        }
-        _context.LastTreeName = name;
-        _context.LastTree = btree;
-        tree = new Tree(this, btree, name);
-        return true;
+        return ReadAccess.TryOpenTree(_context, _generation, name, Environment.DataFilePath, out tree);
+    }
+
+    /// <summary>
+    /// Opens the tree <paramref name="handle"/> names, skipping the lookup by name when a transaction on the
+    /// same snapshot has looked it up through the handle already. Throws <see cref="TreeNotFoundException"/>
+    /// if this snapshot has no tree by that name (it was deleted, or not yet created).
+    /// </summary>
+    /// <exception cref="ArgumentException">The handle belongs to another environment.</exception>
+    /// <exception cref="ObjectDisposedException">The transaction has ended.</exception>
+    public Tree OpenTree(TreeHandle handle)
+        => TryOpenTree(handle, out var tree) ? tree : throw new TreeNotFoundException(handle.Name);
+
+    /// <summary>Opens the tree <paramref name="handle"/> names if this snapshot has it (see <see cref="OpenTree(TreeHandle)"/>).</summary>
+    /// <returns>False when the snapshot has no tree by the handle's name.</returns>
+    /// <exception cref="ArgumentException">The handle belongs to another environment.</exception>
+    /// <exception cref="ObjectDisposedException">The transaction has ended.</exception>
+    public bool TryOpenTree(TreeHandle handle, out Tree tree)
+    {
+        ThrowIfDisposed();
+        return ReadAccess.TryOpenTree(_context, _generation, Environment, handle, out tree);
     }
 
     /// <summary>The names of every tree, in order.</summary>
     public IReadOnlyList<string> GetTreeNames()
     {
         ThrowIfDisposed();
-        var names = new List<string>();
-        var cursor = new BTreeCursor(RootTree);
-        for (bool more = cursor.First(); more; more = cursor.MoveNext())
-            names.Add(TreeDirectory.DecodeName(cursor.Key));
-        return names;
+        return _context.GetTreeNames();
     }
 
     internal Dictionary<string, BTree> OpenTrees => _context.Trees;
 
-    internal void ForgetTree(string name)
-    {
-        _context.Trees.Remove(name);
-        _context.LastTreeName = null;
-        _context.LastTree = null;
-    }
+    internal void ForgetTree(string name) => _context.ForgetTree(name);
 
-    internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposed, this);
+    internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(!_context.IsCurrent(_generation), this);
 
     /// <summary>
     /// Ends the transaction: a read transaction releases its snapshot (old page versions it pinned can be reclaimed);
-    /// a write transaction that was not committed is rolled back and leaves no trace. Spans obtained through it are
-    /// invalid afterwards. Calling it again does nothing.
+    /// a write transaction that was not committed is rolled back and leaves no trace. Spans, trees and cursors
+    /// obtained through it are invalid afterwards (they throw <see cref="ObjectDisposedException"/>). Calling it
+    /// again does nothing.
     /// </summary>
     /// <exception cref="InvalidOperationException">The transaction is the merger's (inside a <c>WriteAsync</c> operation), which only the merger ends.</exception>
     public void Dispose()
     {
         if (!CanDispose)
             throw new InvalidOperationException("This transaction belongs to the transaction merger, which ends it: return from the operation instead.");
-        if (_disposed)
+        if (!_context.TryEnd(_generation))
             return;
-        _disposed = true;
         OnDispose();
     }
+
+    /// <summary>The merger is done with its transaction: trees and cursors an operation kept from it now throw.</summary>
+    internal void Expire() => _context.TryEnd(_generation);
 
     private protected virtual bool CanDispose => true;
 

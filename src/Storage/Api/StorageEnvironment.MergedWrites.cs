@@ -74,6 +74,7 @@ public sealed partial class StorageEnvironment
 
         public void Restart()
         {
+            _transaction?.Expire();
             environment._pipeline.Discard(_low!);
             Open(_base!);
         }
@@ -96,6 +97,8 @@ public sealed partial class StorageEnvironment
 
         public void Reset()
         {
+            // An operation that kept a tree or cursor past its batch gets ObjectDisposedException, not the next batch's pages.
+            _transaction?.Expire();
             _commit.Reset();
             _low = null;
             _transaction = null;

@@ -137,15 +137,8 @@ public sealed partial class StorageEnvironment : IDisposable
     public EnvironmentFailedException? Failure => _failure.HasFailed ? _failure.Exception() : null;
 
     /// <summary>Starts a read transaction on the latest committed state. It never blocks and is never blocked.</summary>
-    public ReadTransaction BeginRead()
-    {
-        ThrowIfDisposed();
-        var context = _readContexts.TryRent()
-            ?? new ReadContext(LowLevelTransaction.ForReading(_dataFile, _scratch, _states.Current), _states.Readers.Reserve(), _readContexts);
-        _states.Readers.MarkReadStarted(context.ReaderSlot);
-        context.Bind(_states.Pin(context.ReaderSlot));
-        return new ReadTransaction(this, context);
-    }
+    /// <remarks>It allocates its small handle; <see cref="BeginReadSnapshot"/> is the same transaction as a struct that allocates nothing.</remarks>
+    public ReadTransaction BeginRead() => new(this, RentReadContext());
 
     /// <summary>Starts the write transaction, waiting up to <see cref="StorageOptions.WriteTransactionTimeout"/> for the current one.</summary>
     public WriteTransaction BeginWrite() => BeginWrite(_options.WriteTransactionTimeout);

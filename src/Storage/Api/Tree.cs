@@ -2,22 +2,25 @@ namespace Cairn;
 
 /// <summary>
 /// A named tree as one transaction sees it. A small handle: opening it again in the same
-/// transaction returns the same tree. Spans it returns point into the environment's pages and stay
+/// transaction returns the same tree. Once the transaction has ended every member throws
+/// <see cref="ObjectDisposedException"/> (also when the transaction's pooled parts already serve another). Spans it returns point into the environment's pages and stay
 /// valid until the transaction ends or (in a write transaction) the tree is next modified; copy
 /// them out (<see cref="TryGet(ReadOnlySpan{byte}, Span{byte}, out int)"/>) to keep them longer.
 /// </summary>
 public readonly struct Tree
 {
-    private readonly ReadTransaction? _transaction;
+    private readonly Transactions.ReadContext? _context;
+    private readonly long _generation;
 
-    internal Tree(ReadTransaction transaction, Trees.BTree inner, string name)
+    internal Tree(Transactions.ReadContext context, long generation, Trees.BTree inner, string name)
     {
-        _transaction = transaction;
+        _context = context;
+        _generation = generation;
         Inner = inner;
         Name = name;
     }
 
-    /// <summary>The tree's name, as given to <see cref="ReadTransaction.OpenTree"/> or <see cref="WriteTransaction.CreateTree"/>.</summary>
+    /// <summary>The tree's name, as given to <see cref="ReadTransaction.OpenTree(string)"/> or <see cref="WriteTransaction.CreateTree"/>.</summary>
     public string Name { get; }
 
     internal Trees.BTree Inner { get; }
@@ -77,20 +80,21 @@ public readonly struct Tree
     public TreeCursor CreateCursor()
     {
         Check();
-        return new TreeCursor(_transaction!, new Trees.BTreeCursor(Inner));
+        return new TreeCursor(_context!, _generation, new Trees.BTreeCursor(Inner));
     }
 
     private void Check()
     {
-        if (_transaction is null)
+        if (_context is null)
             throw new InvalidOperationException("This Tree was not opened from a transaction.");
-        _transaction.ThrowIfDisposed();
+        if (!_context.IsCurrent(_generation))
+            throw ReadAccess.Ended();
     }
 
     private void CheckWritable()
     {
         Check();
-        if (_transaction is not WriteTransaction)
+        if (!_context!.Low.IsWritable)
             throw new ReadOnlyTransactionException();
     }
 }

@@ -7,14 +7,16 @@ namespace Cairn;
 /// </summary>
 public sealed class TreeCursor : IDisposable
 {
-    private readonly ReadTransaction _transaction;
+    private readonly Transactions.ReadContext _context;
+    private readonly long _generation;
     private readonly Trees.BTreeCursor _cursor;
     private byte[]? _prefix;
     private bool _positioned;
 
-    internal TreeCursor(ReadTransaction transaction, Trees.BTreeCursor cursor)
+    internal TreeCursor(Transactions.ReadContext context, long generation, Trees.BTreeCursor cursor)
     {
-        _transaction = transaction;
+        _context = context;
+        _generation = generation;
         _cursor = cursor;
     }
 
@@ -48,7 +50,7 @@ public sealed class TreeCursor : IDisposable
     /// <summary>Positions at the first key ≥ <paramref name="key"/>.</summary>
     public bool Seek(ReadOnlySpan<byte> key)
     {
-        _transaction.ThrowIfDisposed();
+        ThrowIfEnded();
         _prefix = null;
         return _positioned = _cursor.Seek(key);
     }
@@ -56,7 +58,7 @@ public sealed class TreeCursor : IDisposable
     /// <summary>Positions at the last key ≤ <paramref name="key"/> (the start of a reverse range).</summary>
     public bool SeekAtOrBefore(ReadOnlySpan<byte> key)
     {
-        _transaction.ThrowIfDisposed();
+        ThrowIfEnded();
         _prefix = null;
         if (_cursor.Seek(key))
             return _positioned = _cursor.Key.SequenceEqual(key) || _cursor.MovePrevious();
@@ -66,7 +68,7 @@ public sealed class TreeCursor : IDisposable
     /// <summary>Positions at the smallest key; false when the tree is empty. Clears any prefix.</summary>
     public bool SeekFirst()
     {
-        _transaction.ThrowIfDisposed();
+        ThrowIfEnded();
         _prefix = null;
         return _positioned = _cursor.First();
     }
@@ -74,7 +76,7 @@ public sealed class TreeCursor : IDisposable
     /// <summary>Positions at the largest key; false when the tree is empty. Clears any prefix.</summary>
     public bool SeekLast()
     {
-        _transaction.ThrowIfDisposed();
+        ThrowIfEnded();
         _prefix = null;
         return _positioned = _cursor.Last();
     }
@@ -82,7 +84,7 @@ public sealed class TreeCursor : IDisposable
     /// <summary>Positions at the first key starting with <paramref name="prefix"/>; later steps stay within the prefix.</summary>
     public bool SeekPrefix(ReadOnlySpan<byte> prefix)
     {
-        _transaction.ThrowIfDisposed();
+        ThrowIfEnded();
         _prefix = prefix.ToArray();
         return _positioned = _cursor.Seek(prefix) && _cursor.Key.StartsWith(prefix);
     }
@@ -90,7 +92,7 @@ public sealed class TreeCursor : IDisposable
     /// <summary>Positions at the last key starting with <paramref name="prefix"/>, for reverse prefix scans.</summary>
     public bool SeekPrefixLast(ReadOnlySpan<byte> prefix)
     {
-        _transaction.ThrowIfDisposed();
+        ThrowIfEnded();
         _prefix = prefix.ToArray();
         bool found = TryIncrement(prefix, out var after) ? (_cursor.Seek(after) ? _cursor.MovePrevious() : _cursor.Last()) : _cursor.Last();
         return _positioned = found && _cursor.Key.StartsWith(prefix);
@@ -99,7 +101,7 @@ public sealed class TreeCursor : IDisposable
     /// <summary>Steps to the next key in ascending (unsigned byte-wise) order; false at the end of the tree or of the prefix, after which the cursor is not positioned.</summary>
     public bool MoveNext()
     {
-        _transaction.ThrowIfDisposed();
+        ThrowIfEnded();
         if (!_positioned)
             return false;
         return _positioned = _cursor.MoveNext() && WithinPrefix();
@@ -108,7 +110,7 @@ public sealed class TreeCursor : IDisposable
     /// <summary>Steps to the previous key; false at the start of the tree or of the prefix, after which the cursor is not positioned.</summary>
     public bool MovePrevious()
     {
-        _transaction.ThrowIfDisposed();
+        ThrowIfEnded();
         if (!_positioned)
             return false;
         return _positioned = _cursor.MovePrevious() && WithinPrefix();
@@ -117,11 +119,17 @@ public sealed class TreeCursor : IDisposable
     /// <summary>Leaves the cursor unpositioned. A cursor holds no resources of its own; its transaction's end also ends it.</summary>
     public void Dispose() => _positioned = false;
 
+    private void ThrowIfEnded()
+    {
+        if (!_context.IsCurrent(_generation))
+            throw ReadAccess.Ended();
+    }
+
     private bool WithinPrefix() => _prefix is null || _cursor.Key.StartsWith(_prefix);
 
     private void EnsurePositioned()
     {
-        _transaction.ThrowIfDisposed();
+        ThrowIfEnded();
         if (!_positioned)
             throw new InvalidOperationException("The cursor is not positioned on an entry.");
     }

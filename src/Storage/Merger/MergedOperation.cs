@@ -30,6 +30,12 @@ internal abstract class MergedOperation<TTransaction> : IThreadPoolWorkItem
     private Exception? _error;
 
     /// <summary>
+    /// Set for a caller that blocks its thread until the operation completes (the blocking <c>Write</c>), instead
+    /// of awaiting its task; completion sets it once the result is in place. Cleared by <see cref="Recycle"/>.
+    /// </summary>
+    public ManualResetEventSlim? Waiter { get; set; }
+
+    /// <summary>
     /// Completes the caller's task with the operation's result (its transaction is durable), on a
     /// thread-pool thread: the operation object is itself the work item, so completing allocates
     /// nothing, and the caller's continuation never runs on the merger's thread.
@@ -37,24 +43,40 @@ internal abstract class MergedOperation<TTransaction> : IThreadPoolWorkItem
     public void Succeed()
     {
         _error = null;
-        ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+        Complete();
     }
 
     /// <summary>Completes the caller's task with <paramref name="error"/>, on a thread-pool thread.</summary>
     public void Fail(Exception error)
     {
         _error = error;
-        ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+        Complete();
+    }
+
+    /// <summary>
+    /// A blocked caller (<see cref="Waiter"/>) is woken right here: it runs no continuation on this thread, and
+    /// needing no thread-pool thread to wake it means a host that blocks its pool threads in <c>Write</c> cannot
+    /// starve its own completions. Awaited tasks complete on the thread pool.
+    /// </summary>
+    private void Complete()
+    {
+        if (Waiter is not null)
+            ((IThreadPoolWorkItem)this).Execute();
+        else
+            ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
     }
 
     void IThreadPoolWorkItem.Execute()
     {
         var error = _error;
         _error = null;
+        // Read first: without a waiter, the continuation SetResult runs may recycle this object for another caller.
+        var waiter = Waiter;
         if (error is null)
             SetResult();
         else
             SetException(error);
+        waiter?.Set();
     }
 
     /// <summary>Runs the caller's continuation inline (this is already a thread-pool thread).</summary>
@@ -94,6 +116,7 @@ internal abstract class MergedOperation<TTransaction> : IThreadPoolWorkItem
         _registration.Dispose();
         _registration = default;
         _cancellationToken = default;
+        Waiter = null;
         Volatile.Write(ref _control, ((Volatile.Read(ref _control) >> 2) + 1) << 2 | Queued);
     }
 }

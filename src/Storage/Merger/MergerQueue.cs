@@ -55,6 +55,24 @@ internal sealed class MergerQueue<TTransaction> : IDisposable where TTransaction
         Enqueue(operation, cancellationToken);
     }
 
+    /// <summary>
+    /// <see cref="WaitForRoomAsync"/> for a caller that blocks its thread anyway (the blocking <c>Write</c>): no task.
+    /// The operation is failed (which wakes its caller) instead of the error being thrown.
+    /// </summary>
+    public void WaitForRoom(MergedOperation<TTransaction> operation, CancellationToken cancellationToken)
+    {
+        try
+        {
+            if (!_room.Wait(_roomTimeout, cancellationToken))
+                throw new MergerQueueFullException(_capacity, _roomTimeout);
+            Enqueue(operation, cancellationToken);
+        }
+        catch (Exception e)
+        {
+            operation.Fail(e);
+        }
+    }
+
     private void Enqueue(MergedOperation<TTransaction> operation, CancellationToken cancellationToken)
     {
         Interlocked.Increment(ref _enqueuers);

@@ -44,6 +44,9 @@ internal sealed class TransactionMerger<TTransaction> : IDisposable where TTrans
 
     public MergerStatistics Statistics { get; }
 
+    /// <summary>True on the merger's own thread (inside an operation), where waiting for an operation would wait for itself.</summary>
+    public bool IsMergerThread => Thread.CurrentThread == _thread;
+
     private void Run()
     {
         while (true)

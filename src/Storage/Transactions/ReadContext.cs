@@ -1,3 +1,4 @@
+using Cairn.Paging;
 using Cairn.Trees;
 
 namespace Cairn.Transactions;
@@ -5,11 +6,34 @@ namespace Cairn.Transactions;
 /// <summary>
 /// The reusable part of a transaction: page access and the trees it opened. Read transactions rent
 /// one from <see cref="ReadContextPool"/>, so a request that begins a read, opens a tree and reads a
-/// key allocates nothing but the small transaction handle; while no commit has happened since the
-/// context was last used, its opened trees are still valid and opening one is a dictionary hit.
+/// key allocates nothing (with <c>ReadSnapshot</c>; a <c>ReadTransaction</c> allocates its handle); while
+/// no commit has happened since the context was last used, its opened trees are still valid and opening
+/// one is a dictionary hit.
 /// </summary>
+/// <remarks>
+/// <see cref="Generation"/> is what makes reuse safe: every handle given out for a use (a transaction, a
+/// tree, a cursor) remembers the generation it was given out in, and the end of the use increments it, so
+/// a handle kept past its transaction's end throws instead of reading whatever snapshot the context
+/// serves next.
+/// </remarks>
 internal sealed class ReadContext(LowLevelTransaction low, int readerSlot, ReadContextPool? pool = null)
 {
+    private long _generation;
+    private BTree? _root;
+    private BTree? _spareRoot;
+
+    /// <summary>Which use of this context is current; incremented (once) when a use ends.</summary>
+    public long Generation => Volatile.Read(ref _generation);
+
+    /// <summary>True while <paramref name="generation"/> is the current use.</summary>
+    public bool IsCurrent(long generation) => _generation == generation;
+
+    /// <summary>
+    /// Ends use <paramref name="generation"/>: true for the one call that ended it, false when it had already
+    /// ended (a second Dispose, or a stale copy of a struct handle), which must then do nothing.
+    /// </summary>
+    public bool TryEnd(long generation) => Interlocked.CompareExchange(ref _generation, generation + 1, generation) == generation;
+
     /// <summary>The pool (so, the environment) this context belongs to; null for the writer's.</summary>
     public ReadContextPool? Pool { get; } = pool;
 
@@ -19,13 +43,31 @@ internal sealed class ReadContext(LowLevelTransaction low, int readerSlot, ReadC
     public int ReaderSlot { get; } = readerSlot;
 
     /// <summary>The last tree opened by name, so the usual one-tree request skips the dictionary.</summary>
-    public string? LastTreeName { get; set; }
+    private string? _lastTreeName;
 
-    public BTree? LastTree { get; set; }
+    private BTree? _lastTree;
 
+    /// <summary>Trees opened by name in this state (in a write transaction: every tree it may have modified).</summary>
     public Dictionary<string, BTree> Trees { get; } = new(StringComparer.Ordinal);
 
-    public BTree? Root { get; set; }
+    /// <summary>Trees opened through a handle in a read transaction, by the handle's id; kept across states and re-pointed.</summary>
+    private readonly Dictionary<int, HandleTree> _handleTrees = [];
+
+    /// <summary>The root tree as of this context's state (the writer's changes included); one object per context.</summary>
+    public BTree RootTree
+    {
+        get
+        {
+            if (_root is { } root)
+                return root;
+            if (_spareRoot is { } spare)
+            {
+                spare.Repoint(Low.RootTree);
+                return _root = spare;
+            }
+            return _root = _spareRoot = new BTree(Low, Low.RootTree);
+        }
+    }
 
     /// <summary>Points the context at <paramref name="state"/>, forgetting trees opened on another state.</summary>
     public void Bind(EnvironmentState state)
@@ -34,9 +76,115 @@ internal sealed class ReadContext(LowLevelTransaction low, int readerSlot, ReadC
             return;
         Low.Rebind(state);
         Trees.Clear();
-        Root = null;
-        LastTreeName = null;
-        LastTree = null;
+        _root = null;
+        _lastTreeName = null;
+        _lastTree = null;
+    }
+
+    /// <summary>Opens a tree by name: the last one, one opened earlier in this state, or a root-tree lookup.</summary>
+    public bool TryOpenTree(string name, string dataFilePath, out BTree tree)
+    {
+        if (ReferenceEquals(name, _lastTreeName))
+        {
+            tree = _lastTree!;
+            return true;
+        }
+        if (!Trees.TryGetValue(name, out tree!))
+        {
+            if (!TreeDirectory.TryRead(RootTree, name, out var state, dataFilePath))
+                return false;
+            tree = new BTree(Low, state);
+            Trees.Add(name, tree);
+        }
+        _lastTreeName = name;
+        _lastTree = tree;
+        return true;
+    }
+
+    /// <summary>
+    /// Opens the tree a handle names. A read context keeps one tree object per handle and re-points it when its
+    /// state changed; the tree's state comes from the handle when a transaction on the same snapshot looked it
+    /// up already, from the root tree otherwise. A write transaction whose root tree is unchanged so far may
+    /// take the state from the handle too; once it has created or deleted a tree (its root tree is modified),
+    /// or opened this one, it goes by name as <see cref="TryOpenTree(string, string, out BTree)"/> does.
+    /// </summary>
+    public bool TryOpenTree(TreeHandleCache handle, string dataFilePath, out BTree tree)
+    {
+        var snapshot = Low.State;
+        if (Low.IsWritable)
+            return TryOpenTreeForWriting(handle, dataFilePath, out tree);
+        if (_handleTrees.TryGetValue(handle.Id, out var opened) && ReferenceEquals(opened.State, snapshot))
+        {
+            tree = opened.Tree;
+            return true;
+        }
+        if (!TryResolve(handle, snapshot.TransactionId, dataFilePath, out var state))
+        {
+            tree = null!;
+            return false;
+        }
+        if (opened is null)
+        {
+            opened = new HandleTree(new BTree(Low, state));
+            _handleTrees.Add(handle.Id, opened);
+        }
+        else
+        {
+            opened.Tree.Repoint(state);
+        }
+        opened.State = snapshot;
+        tree = opened.Tree;
+        return true;
+    }
+
+    private bool TryOpenTreeForWriting(TreeHandleCache handle, string dataFilePath, out BTree tree)
+    {
+        if (Trees.TryGetValue(handle.Name, out tree!))
+            return true;
+        if (_root is { IsModified: true })
+            return TryOpenTree(handle.Name, dataFilePath, out tree);
+        if (!TryResolve(handle, Low.State.TransactionId, dataFilePath, out var state))
+            return false;
+        tree = new BTree(Low, state);
+        Trees.Add(handle.Name, tree);
+        return true;
+    }
+
+    /// <summary>The tree's state in this context's (unmodified) root tree, from the handle or a lookup it then keeps.</summary>
+    private bool TryResolve(TreeHandleCache handle, long transactionId, string dataFilePath, out TreeState state)
+    {
+        if (handle.TryGet(transactionId, out state))
+            return true;
+        if (!TreeDirectory.TryRead(RootTree, handle.Name, out state, dataFilePath))
+            return false;
+        handle.Remember(transactionId, state);
+        return true;
+    }
+
+    /// <summary>A write transaction deleted the tree: forget its tree object.</summary>
+    public void ForgetTree(string name)
+    {
+        Trees.Remove(name);
+        _lastTreeName = null;
+        _lastTree = null;
+    }
+
+    /// <summary>The names of every tree in this context's root tree, in order.</summary>
+    public List<string> GetTreeNames()
+    {
+        var names = new List<string>();
+        var cursor = new BTreeCursor(RootTree);
+        for (bool more = cursor.First(); more; more = cursor.MoveNext())
+            names.Add(TreeDirectory.DecodeName(cursor.Key));
+        return names;
+    }
+
+    /// <summary>A read context's tree object for one handle and the state it currently points at.</summary>
+    private sealed class HandleTree(BTree tree)
+    {
+        public BTree Tree { get; } = tree;
+
+        public EnvironmentState? State { get; set; }
     }
 }
 

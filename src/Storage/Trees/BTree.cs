@@ -116,6 +116,18 @@ internal sealed unsafe partial class BTree
             ThrowInvalidKey(key.Length);
     }
 
+    /// <summary>
+    /// Points a read-only tree object at another state of the same tree (a pooled read context reusing it for
+    /// a newer snapshot), so reuse allocates nothing. Cursors over it see the version change and reposition.
+    /// </summary>
+    internal void Repoint(TreeState state)
+    {
+        if (IsModified)
+            throw new InvalidOperationException("A modified tree is its transaction's and cannot be re-pointed.");
+        _state = state;
+        Version++;
+    }
+
     private void MarkModified()
     {
         IsModified = true;

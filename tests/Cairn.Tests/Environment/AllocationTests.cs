@@ -3,7 +3,8 @@ using Cairn.Tests.Support;
 namespace Cairn.Tests.Environment;
 
 /// <summary>
-/// The hot paths allocate nothing (a read transaction: only its small handle object). Measured in a
+/// The hot paths allocate nothing (a <see cref="ReadTransaction"/>: only its small handle object; a
+/// <see cref="ReadSnapshot"/> nothing at all). Measured in a
 /// test child of its own (<see cref="IsolatedAllocation"/>).
 /// </summary>
 public class AllocationTests
@@ -17,6 +18,16 @@ public class AllocationTests
         long perTransaction = IsolatedAllocation.Measure(ReadTransactionProbe) / KeyCount;
         Assert.True(perTransaction <= 64, $"a read transaction allocated {perTransaction} bytes");
     }
+
+    [Fact]
+    public void A_read_snapshot_allocates_nothing_by_name_or_through_a_handle()
+    {
+        Assert.Equal(0, IsolatedAllocation.Measure(ReadSnapshotProbe));
+        Assert.Equal(0, IsolatedAllocation.Measure(ReadSnapshotThroughHandleProbe));
+    }
+
+    [Fact]
+    public void A_blocking_Write_allocates_nothing_on_its_thread_in_steady_state() => Assert.Equal(0, IsolatedAllocation.Measure(BlockingWriteProbe));
 
     [Fact]
     public void Steady_state_puts_allocate_nothing() => Assert.Equal(0, IsolatedAllocation.Measure(PutsProbe));
@@ -50,6 +61,65 @@ public class AllocationTests
         using var dir = new TestDirectory("alloc-read");
         using var env = OpenWarm(dir, out var keys);
         return SteadyStateAllocation.Measure(() => ReadEachInOwnTransaction(env, keys));
+    }
+
+    /// <summary>Bytes for <see cref="KeyCount"/> read snapshots, one get each, opening the tree by name.</summary>
+    internal static long ReadSnapshotProbe()
+    {
+        using var dir = new TestDirectory("alloc-snapshot");
+        using var env = OpenWarm(dir, out var keys);
+        return SteadyStateAllocation.Measure(() =>
+        {
+            foreach (var key in keys)
+            {
+                using var snapshot = env.BeginReadSnapshot();
+                if (!snapshot.OpenTree("t").TryGet(key, out _))
+                    throw new InvalidOperationException("a key went missing");
+            }
+        });
+    }
+
+    /// <summary>The same through a tree handle, after a commit (so the handle's tree objects are re-pointed, not reallocated).</summary>
+    internal static long ReadSnapshotThroughHandleProbe()
+    {
+        using var dir = new TestDirectory("alloc-handle");
+        using var env = OpenWarm(dir, out var keys);
+        var handle = env.GetTreeHandle("t");
+        void ReadAll()
+        {
+            foreach (var key in keys)
+            {
+                using var snapshot = env.BeginReadSnapshot();
+                if (!snapshot.OpenTree(handle).TryGet(key, out _))
+                    throw new InvalidOperationException("a key went missing");
+            }
+        }
+        ReadAll();
+        using (var tx = env.BeginWrite())
+        {
+            tx.OpenTree("t").Put(keys[0], Bytes.Value(3, 100));
+            tx.Commit();
+        }
+        // The first read after the commit resolves the tree once more (one small entry in the handle): not measured.
+        ReadAll();
+        return SteadyStateAllocation.Measure(ReadAll);
+    }
+
+    /// <summary>Bytes on the calling thread for 200 blocking <c>Write</c>s of one put each.</summary>
+    internal static long BlockingWriteProbe()
+    {
+        using var dir = new TestDirectory("alloc-write");
+        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path));
+        var handle = env.GetTreeHandle("t");
+        var key = Bytes.Key(1);
+        env.Write(0, static (tx, _) => tx.CreateTree("t"));
+        void WriteMany()
+        {
+            for (int i = 0; i < 200; i++)
+                env.Write((handle, key), static (tx, s) => tx.OpenTree(s.handle).Put(s.key, s.key));
+        }
+        WriteMany();
+        return SteadyStateAllocation.Measure(WriteMany);
     }
 
     internal static long PutsProbe()

@@ -76,8 +76,8 @@ public class InputValidationTests
         using (var tx = env.BeginWrite())
         {
             Assert.Equal("name", Assert.Throws<ArgumentNullException>(() => tx.CreateTree(null!)).ParamName);
-            Assert.Throws<ArgumentNullException>(() => tx.OpenTree(null!));
-            Assert.Throws<ArgumentNullException>(() => tx.TryOpenTree(null!, out _));
+            Assert.Throws<ArgumentNullException>(() => tx.OpenTree((string)null!));
+            Assert.Throws<ArgumentNullException>(() => tx.TryOpenTree((string)null!, out _));
             Assert.Throws<ArgumentNullException>(() => tx.DeleteTree(null!));
             Assert.Throws<ArgumentException>(() => tx.CreateTree(""));
             tx.CreateTree("t").Put("k"u8, "v"u8);
@@ -86,8 +86,9 @@ public class InputValidationTests
         using (var tx = env.BeginRead())
         {
             // The first lookup of a read transaction used to hand back a handle to nothing for a null name.
-            Assert.Throws<ArgumentNullException>(() => tx.OpenTree(null!));
-            Assert.Throws<ArgumentNullException>(() => tx.TryOpenTree(null!, out _));
+            Assert.Throws<ArgumentNullException>(() => tx.OpenTree((string)null!));
+            Assert.Throws<ArgumentNullException>(() => tx.TryOpenTree((string)null!, out _));
+            Assert.Throws<ArgumentNullException>(() => tx.OpenTree((TreeHandle)null!));
             Assert.Equal("v"u8.ToArray(), tx.OpenTree("t").Get("k"u8));
         }
     }

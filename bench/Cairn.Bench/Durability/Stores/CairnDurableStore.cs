@@ -6,7 +6,8 @@ namespace Cairn.Bench.Durability.Stores;
 /// (durability issue) Commit returns when the transaction's journal entry is durable, one
 /// O_DIRECT|O_DSYNC write; before that Commit writes nothing and these figures mean nothing.
 /// </summary>
-public sealed class CairnDurableStore : IDurableStore
+/// <param name="useTreeHandle">Open the tree through a <see cref="TreeHandle"/> (kept by the writer) instead of by name.</param>
+public sealed class CairnDurableStore(bool useTreeHandle = false) : IDurableStore
 {
     internal const string TreeName = "kv";
 
@@ -24,10 +25,11 @@ public sealed class CairnDurableStore : IDurableStore
 
     // BeginWrite waits for the current write transaction, so several callers take turns; the merger
     // issue will batch their commits into shared journal writes.
-    public IDurableWriter CreateWriter() => new Writer(Env);
+    public IDurableWriter CreateWriter() => useTreeHandle ? new HandleWriter(Env) : new Writer(Env);
 
     public string Describe() =>
-        $"cairn: default StorageOptions, one write transaction per put into tree '{TreeName}', {Env.DirectoryPath}";
+        $"cairn: default StorageOptions, one write transaction per put into tree '{TreeName}'" +
+        $"{(useTreeHandle ? " opened through a TreeHandle" : " opened by name")}, {Env.DirectoryPath}";
 
     public int ReadForCheck(ReadOnlySpan<byte> key, Span<byte> destination)
     {
@@ -52,6 +54,22 @@ public sealed class CairnDurableStore : IDurableStore
         {
             using var tx = env.BeginWrite();
             tx.OpenTree(TreeName).Put(key, value);
+            tx.Commit();
+        }
+
+        public void Dispose()
+        {
+        }
+    }
+
+    private sealed class HandleWriter(StorageEnvironment env) : IDurableWriter
+    {
+        private readonly TreeHandle _tree = env.GetTreeHandle(TreeName);
+
+        public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+        {
+            using var tx = env.BeginWrite();
+            tx.OpenTree(_tree).Put(key, value);
             tx.Commit();
         }
 

@@ -1,11 +1,17 @@
 namespace Cairn.Bench.Durability.Stores;
 
 /// <summary>
-/// Cairn through its transaction merger: every put is one <c>WriteAsync</c> operation, and the caller
-/// blocks until the merged transaction holding it is durable. Callers on many threads share the
+/// Cairn through its transaction merger: every put is one merged operation; a blocked-thread caller uses the
+/// blocking <c>Write</c>, an asynchronous one awaits <c>WriteAsync</c>; either returns once the merged transaction
+/// holding it is durable. Callers on many threads share the
 /// merger's transactions and journal writes; that is the point of it. Default <see cref="StorageOptions"/>.
 /// </summary>
-public sealed class CairnMergerDurableStore : IDurableStore, IDurableLogCounter, IAsyncDurableStore
+/// <param name="blockOnTask">
+/// Blocked-thread callers wait on <c>WriteAsync</c>'s task instead of calling <c>Write</c> (the way a caller had to
+/// before <c>Write</c>: an event set by the task's continuation, which runs on the thread pool): the comparison
+/// store <c>cairn-merger-ontask</c>.
+/// </param>
+public sealed class CairnMergerDurableStore(bool blockOnTask = false) : IDurableStore, IDurableLogCounter, IAsyncDurableStore
 {
     private StorageEnvironment? _env;
     private long _lastTransactions;
@@ -21,13 +27,13 @@ public sealed class CairnMergerDurableStore : IDurableStore, IDurableLogCounter,
         _lastTransactions = _env.MergerStats.Snapshot().Transactions;
     }
 
-    public IDurableWriter CreateWriter() => new Writer(Env);
+    public IDurableWriter CreateWriter() => blockOnTask ? new TaskWaitingWriter(Env) : new Writer(Env);
 
     public IAsyncDurableWriter CreateAsyncWriter() => new AsyncWriter(Env);
 
     public string Describe() =>
-        $"cairn-merger: default StorageOptions, one WriteAsync operation per put into tree '{CairnDurableStore.TreeName}', " +
-        $"the caller blocks until it is durable; {Env.DirectoryPath}";
+        $"cairn-merger: default StorageOptions, one merged operation per put into tree '{CairnDurableStore.TreeName}' " +
+        $"(Write on blocked threads, WriteAsync for async callers), returning once durable; {Env.DirectoryPath}";
 
     public int ReadForCheck(ReadOnlySpan<byte> key, Span<byte> destination)
     {
@@ -76,28 +82,17 @@ public sealed class CairnMergerDurableStore : IDurableStore, IDurableLogCounter,
     }
 
     /// <summary>
-    /// One caller. The operation runs later on the merger's thread, so the key and value are copied into
-    /// this writer's own buffers (reused: one put at a time per writer). The wait is an event set by the
-    /// task's continuation: no Task, no allocation per put.
+    /// One caller on a thread of its own, through the blocking <c>Write</c>: the key and value are copied into this
+    /// writer's own buffers (reused: one put at a time per writer), and the thread waits on its own event inside
+    /// Cairn (no Task, no allocation per put).
     /// </summary>
-    private sealed class Writer : IDurableWriter
+    private sealed class Writer(StorageEnvironment env) : IDurableWriter
     {
-        private readonly StorageEnvironment _env;
-        // Waits as a .NET thread blocking on an event or a task does by default: a short spin (SpinWait,
-        // yielding) before it blocks, as RocksDB's waiting writers do too (adaptive yield, up to 100 µs).
-        // Measured against spin count 1 in alternating interleaved runs: docs/decisions.md, merger 16.
-        private readonly ManualResetEventSlim _done = new(false);
-        private readonly Action _signal;
+        private readonly TreeHandle _tree = env.GetTreeHandle(CairnDurableStore.TreeName);
         private byte[] _key = new byte[64];
         private byte[] _value = new byte[256];
         private int _keyLength;
         private int _valueLength;
-
-        public Writer(StorageEnvironment env)
-        {
-            _env = env;
-            _signal = _done.Set;
-        }
 
         public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
         {
@@ -109,8 +104,43 @@ public sealed class CairnMergerDurableStore : IDurableStore, IDurableLogCounter,
             value.CopyTo(_value);
             _keyLength = key.Length;
             _valueLength = value.Length;
-            var task = _env.WriteAsync(this, static (tx, w) =>
-                tx.OpenTree(CairnDurableStore.TreeName).Put(w._key.AsSpan(0, w._keyLength), w._value.AsSpan(0, w._valueLength)));
+            env.Write(this, static (tx, w) => tx.OpenTree(w._tree).Put(w._key.AsSpan(0, w._keyLength), w._value.AsSpan(0, w._valueLength)));
+        }
+
+        public void Dispose()
+        {
+        }
+    }
+
+    /// <summary>
+    /// A blocked-thread caller as one had to write it before <c>Write</c>: <c>WriteAsync</c>, then an event set by the
+    /// task's continuation (no Task, no allocation per put; the continuation runs on the thread pool).
+    /// </summary>
+    private sealed class TaskWaitingWriter : IDurableWriter
+    {
+        private readonly StorageEnvironment _env;
+        private readonly TreeHandle _tree;
+        private readonly ManualResetEventSlim _done = new(false);
+        private readonly Action _signal;
+        private readonly byte[] _key = new byte[64];
+        private readonly byte[] _value = new byte[256];
+        private int _keyLength;
+        private int _valueLength;
+
+        public TaskWaitingWriter(StorageEnvironment env)
+        {
+            _env = env;
+            _tree = env.GetTreeHandle(CairnDurableStore.TreeName);
+            _signal = _done.Set;
+        }
+
+        public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+        {
+            key.CopyTo(_key);
+            value.CopyTo(_value);
+            _keyLength = key.Length;
+            _valueLength = value.Length;
+            var task = _env.WriteAsync(this, static (tx, w) => tx.OpenTree(w._tree).Put(w._key.AsSpan(0, w._keyLength), w._value.AsSpan(0, w._valueLength)));
             if (!task.IsCompleted)
             {
                 _done.Reset();

@@ -6,7 +6,8 @@ namespace Cairn.Bench.KeyValue.Stores;
 /// MDB_NOSYNC), it commits lazily (<see cref="CommitMode.Lazy"/>: published at once, the journal written
 /// within 100 ms or 8 MiB); durable, every commit is one durable journal write (O_DIRECT|O_DSYNC).
 /// </summary>
-public sealed class CairnStore : IBenchStore
+/// <param name="readPath">How a reader reaches the tree: the suite's <c>cairn</c> is the fastest way there is.</param>
+public sealed class CairnStore(CairnReadPath readPath) : IBenchStore
 {
     internal const string TreeName = "bench";
 
@@ -42,7 +43,7 @@ public sealed class CairnStore : IBenchStore
         }
     }
 
-    public IBenchReader CreateReader() => new CairnReader(Env);
+    public IBenchReader CreateReader() => new CairnReader(Env, readPath);
 
     public void Dispose()
     {
@@ -53,13 +54,41 @@ public sealed class CairnStore : IBenchStore
     private StorageEnvironment Env => _env ?? throw new InvalidOperationException("not open");
 }
 
-/// <summary>A read transaction per request, as a request handler would use Cairn.</summary>
-internal sealed class CairnReader(StorageEnvironment env) : IBenchReader
+/// <summary>How <see cref="CairnStore"/>'s readers begin a transaction and open the tree.</summary>
+public enum CairnReadPath
 {
+    /// <summary><c>BeginReadSnapshot</c> (a struct, no allocation) and a <see cref="TreeHandle"/> kept by the reader.</summary>
+    SnapshotAndHandle,
+
+    /// <summary><c>BeginReadSnapshot</c>, the tree opened by name.</summary>
+    SnapshotByName,
+
+    /// <summary><c>BeginRead</c> (a <see cref="ReadTransaction"/> object per transaction), the tree opened by name.</summary>
+    ReadTransactionByName,
+}
+
+/// <summary>
+/// A read transaction per request, as a request handler would use Cairn, begun and opened the way
+/// <see cref="CairnReadPath"/> says. Reading many keys and scanning, once per transaction, always use a snapshot.
+/// </summary>
+internal sealed class CairnReader(StorageEnvironment env, CairnReadPath path) : IBenchReader
+{
+    private readonly TreeHandle _tree = env.GetTreeHandle(CairnStore.TreeName);
+
     public int ReadInOwnTransaction(ReadOnlySpan<byte> key, Span<byte> destination)
     {
-        using var tx = env.BeginRead();
-        if (!tx.OpenTree(CairnStore.TreeName).TryGet(key, out var value))
+        if (path == CairnReadPath.ReadTransactionByName)
+        {
+            using var tx = env.BeginRead();
+            return CopyOut(tx.OpenTree(CairnStore.TreeName), key, destination);
+        }
+        using var snapshot = env.BeginReadSnapshot();
+        return CopyOut(Open(snapshot), key, destination);
+    }
+
+    private static int CopyOut(Tree tree, ReadOnlySpan<byte> key, Span<byte> destination)
+    {
+        if (!tree.TryGet(key, out var value))
             return -1;
         value.CopyTo(destination);
         return value.Length;
@@ -67,8 +96,8 @@ internal sealed class CairnReader(StorageEnvironment env) : IBenchReader
 
     public int ReadManyInOneTransaction(KeySet keys, int start, int count)
     {
-        using var tx = env.BeginRead();
-        var tree = tx.OpenTree(CairnStore.TreeName);
+        using var snapshot = env.BeginReadSnapshot();
+        var tree = Open(snapshot);
         var found = 0;
         var index = start;
         for (var i = 0; i < count; i++)
@@ -84,8 +113,8 @@ internal sealed class CairnReader(StorageEnvironment env) : IBenchReader
     public ScanTotals ScanAll()
     {
         long items = 0, keyBytes = 0, valueBytes = 0;
-        using var tx = env.BeginRead();
-        using var cursor = tx.OpenTree(CairnStore.TreeName).CreateCursor();
+        using var snapshot = env.BeginReadSnapshot();
+        using var cursor = Open(snapshot).CreateCursor();
         for (var more = cursor.SeekFirst(); more; more = cursor.MoveNext())
         {
             items++;
@@ -94,6 +123,9 @@ internal sealed class CairnReader(StorageEnvironment env) : IBenchReader
         }
         return new ScanTotals(items, keyBytes, valueBytes);
     }
+
+    private Tree Open(ReadSnapshot snapshot)
+        => path == CairnReadPath.SnapshotAndHandle ? snapshot.OpenTree(_tree) : snapshot.OpenTree(CairnStore.TreeName);
 
     public void Dispose()
     {

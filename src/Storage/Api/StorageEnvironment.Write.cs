@@ -1,0 +1,68 @@
+using Cairn.Merger;
+
+namespace Cairn;
+
+public sealed partial class StorageEnvironment
+{
+    /// <summary>
+    /// Runs <paramref name="operation"/> in a merged transaction as
+    /// <see cref="WriteAsync{TState}(TState, Action{WriteTransaction, TState}, CancellationToken)"/> does, blocking the
+    /// calling thread until that transaction is durable: for thread-per-request hosts, without a <see cref="Task"/>
+    /// per call (it allocates nothing in steady state: the thread waits on an event of its own).
+    /// </summary>
+    /// <remarks>
+    /// Everything said of <c>WriteAsync</c> holds: the operation runs later on the merger's thread, may run more than
+    /// once, must not commit or dispose the transaction; its exception, a cancellation before the merger took it, a
+    /// full queue (<see cref="MergerQueueFullException"/>) or a failed environment
+    /// (<see cref="EnvironmentFailedException"/>) is thrown here. The thread that finishes the transaction (the
+    /// journal writer) wakes the caller itself, so no thread-pool thread is needed to complete a <c>Write</c>.
+    /// </remarks>
+    /// <exception cref="InvalidOperationException">Called from inside a merged operation (it would wait for itself).</exception>
+    /// <exception cref="ObjectDisposedException">The environment is closing or closed.</exception>
+#pragma warning disable RS0026 // as for WriteAsync: the optional CancellationToken is .NET's own pattern; the overloads differ in their delegate
+    public void Write<TState>(TState state, Action<WriteTransaction, TState> operation, CancellationToken cancellationToken = default)
+#pragma warning restore RS0026
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        var queue = BlockingQueue(cancellationToken);
+        var merged = MergedAction<TState>.Rent(operation, state);
+        Enqueue(queue, merged, cancellationToken);
+        merged.Wait();
+    }
+
+    /// <summary>
+    /// Like <see cref="Write{TState}(TState, Action{WriteTransaction, TState}, CancellationToken)"/>, for an operation
+    /// with a result, returned once the transaction holding the operation is durable.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">Called from inside a merged operation (it would wait for itself).</exception>
+    /// <exception cref="ObjectDisposedException">The environment is closing or closed.</exception>
+#pragma warning disable RS0026 // as above
+    public TResult Write<TState, TResult>(TState state, Func<WriteTransaction, TState, TResult> operation, CancellationToken cancellationToken = default)
+#pragma warning restore RS0026
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        var queue = BlockingQueue(cancellationToken);
+        var merged = MergedFunction<TState, TResult>.Rent(operation, state);
+        Enqueue(queue, merged, cancellationToken);
+        return merged.Wait();
+    }
+
+    /// <summary>The merger's queue, after the checks a blocked caller gets as exceptions at once.</summary>
+    private MergerQueue<WriteTransaction> BlockingQueue(CancellationToken cancellationToken)
+    {
+        var merger = Merger;
+        if (merger.IsMergerThread)
+            throw new InvalidOperationException("Write was called from inside a merged operation, which would wait for itself: do the work in the operation's own transaction.");
+        cancellationToken.ThrowIfCancellationRequested();
+        _failure.ThrowIfFailed();
+        return merger.Queue;
+    }
+
+    /// <summary>Queues the operation with this thread's event to wake it; a full queue is waited out on this thread.</summary>
+    private static void Enqueue(MergerQueue<WriteTransaction> queue, MergedOperation<WriteTransaction> operation, CancellationToken cancellationToken)
+    {
+        operation.Waiter = ThreadWaiter.Reset();
+        if (!queue.TryEnqueue(operation, cancellationToken))
+            queue.WaitForRoom(operation, cancellationToken);
+    }
+}

@@ -37,6 +37,8 @@ internal static class StorageOptionsValidation
         Positive(options.JournalGroupMaxBytesPerWrite, nameof(options.JournalGroupMaxBytesPerWrite));
         if (options.JournalCompressionThreshold is < 0)
             throw Invalid(nameof(options.JournalCompressionThreshold), options.JournalCompressionThreshold, "must be at least 0 (or null: never compress)");
+        if (options.JournalRetentionBytes is <= 0)
+            throw Invalid(nameof(options.JournalRetentionBytes), options.JournalRetentionBytes, "must be positive (or null: keep no journal past its sync)");
         if (options.JournalGroupMaxWritesInFlight is < 1 or > MaxJournalGroupWritesInFlight)
             throw Invalid(nameof(options.JournalGroupMaxWritesInFlight), options.JournalGroupMaxWritesInFlight,
                 $"must be between 1 and {MaxJournalGroupWritesInFlight}");

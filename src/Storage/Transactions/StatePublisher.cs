@@ -95,6 +95,45 @@ internal sealed unsafe class StatePublisher
     }
 
     /// <summary>
+    /// Publishes a transaction a replica applied from a shipped entry: <paramref name="runs"/> (its page runs, rebuilt in
+    /// scratch memory) become page versions, replacing every version they overlap (an entry names the runs its transaction
+    /// wrote, not those it freed, so a freed run's version may still sit under a new run of another shape);
+    /// <paramref name="interiorOwner"/> finds a run that starts before a page and covers it. What they replace retires.
+    /// </summary>
+    public void PublishReplicated(long transactionId, RootRecord root, JournalPosition position,
+        List<(long PageNumber, PageVersion Version)> runs, Func<long, long> interiorOwner)
+    {
+        lock (_stateLock)
+        {
+            var current = _current;
+            var retired = _reclaimer.Rent();
+            var builder = current.Pages.ToBuilder();
+            var removed = new HashSet<long>();
+            foreach (var (pageNumber, version) in runs)
+            {
+                for (long page = pageNumber; page < pageNumber + version.PageCount; page++)
+                    Retire(page);
+                long owner = interiorOwner(pageNumber);
+                if (owner >= 0 && owner < pageNumber && current.Pages.TryGet(owner, out var covering) && owner + covering.PageCount > pageNumber)
+                    Retire(owner);
+            }
+            foreach (var (pageNumber, version) in runs)
+                builder.Set(pageNumber, version);
+            PublishLocked(current.Committed(transactionId, current.Epoch + 1, builder.ToImmutable(), root, position), retired);
+            ReclaimLocked();
+
+            void Retire(long page)
+            {
+                if (current.Pages.TryGet(page, out var replaced) && removed.Add(page))
+                {
+                    retired.ScratchVersions.Add((replaced.Pointer, replaced.PageCount));
+                    builder.Remove(page);
+                }
+            }
+        }
+    }
+
+    /// <summary>
     /// The flusher's choice: the state the oldest reader sees, pinned in <paramref name="flusherSlot"/>, or
     /// null if it is not newer than <paramref name="flushedUpTo"/> (nothing to flush).
     /// </summary>

@@ -37,13 +37,17 @@ internal sealed class JournalInventory : IDisposable
     // Files a branch of this journal group has an entry in but no name for yet: not released until it links them.
     private readonly Dictionary<string, int> _pinned = new(StringComparer.Ordinal);
     private bool _warnedDirectFallback;
+    // Shipping retention (JournalRetention): journals a consumer has not acknowledged are kept past the sync, up to a bound.
+    private readonly JournalRetention _retention;
 
     /// <param name="directory">The environment's <c>Journals/</c> directory.</param>
     /// <param name="sizing">How large new journal files are made.</param>
     /// <param name="files">What recovery found in <paramref name="directory"/>.</param>
     /// <param name="logger">Where file creation, recycling and the O_DIRECT fallback are logged.</param>
-    public JournalInventory(string directory, JournalSizing sizing, JournalFileSet files, ILogger logger)
+    /// <param name="retention">Whether and how far journals are kept past the sync for shipping consumers; null: not kept.</param>
+    public JournalInventory(string directory, JournalSizing sizing, JournalFileSet files, ILogger logger, JournalRetention? retention = null)
     {
+        _retention = retention ?? JournalRetention.None;
         _directory = directory;
         _sizing = sizing;
         _logger = logger;
@@ -231,9 +235,34 @@ internal sealed class JournalInventory : IDisposable
         return best;
     }
 
+    /// <summary>The shipping retention's bound and what consumers have acknowledged.</summary>
+    public JournalRetention Retention => _retention;
+
+    /// <summary>
+    /// Pins every journal that may hold entries (the retained ones in log order, then the one in service) for a
+    /// read: none of them is released, recycled or dropped until <see cref="Unpin"/> for each.
+    /// </summary>
+    public List<PinnedJournal> PinForReading()
+    {
+        lock (_gate)
+        {
+            var pinned = new List<PinnedJournal>(_retained.Count + 1);
+            foreach (var journal in _retained)
+                pinned.Add(new PinnedJournal(journal.Sequence, journal.FilePath, journal.LastTransactionId));
+            if (_inService is { } active)
+                pinned.Add(new PinnedJournal(active.Sequence, active.FilePath, active.LastTransactionId));
+            pinned.Sort((a, b) => a.Sequence.CompareTo(b.Sequence));
+            foreach (var journal in pinned)
+                _pinned[journal.Path] = _pinned.GetValueOrDefault(journal.Path) + 1;
+            return pinned;
+        }
+    }
+
     /// <summary>
     /// Deletes (or keeps for reuse) every retired journal whose transactions are all at or below
-    /// <paramref name="syncedTransactionId"/>; the journal in service stays. Returns how many went each way.
+    /// <paramref name="syncedTransactionId"/> and, under shipping retention, acknowledged by the consumer, or
+    /// dropped because the retained bytes are past the bound; the journal in service stays. Returns how many
+    /// went each way.
     /// </summary>
     public (int Deleted, int Recycled) Release(long syncedTransactionId)
     {
@@ -243,10 +272,11 @@ internal sealed class JournalInventory : IDisposable
         lock (_gate)
         {
             int spareSlots = MaxRecyclable - _recyclable.Count;
+            long releasable = _retention.ReleasableUpTo(syncedTransactionId, _retained, _pinned.ContainsKey, _logger, _directory);
             for (int i = 0; i < _retained.Count; i++)
             {
                 var journal = _retained[i];
-                if (journal.LastTransactionId > syncedTransactionId || _pinned.ContainsKey(journal.FilePath))
+                if (journal.LastTransactionId > releasable || _pinned.ContainsKey(journal.FilePath))
                     continue;
                 _retained.RemoveAt(i--);
                 // Shared when recovery found it so (it may keep a torn tail's unacknowledged entries, which a

@@ -1,0 +1,84 @@
+using Cairn.Journal;
+using Cairn.Paging;
+using Cairn.Transactions;
+
+namespace Cairn.Shipping;
+
+/// <summary>
+/// Where a replica rebuilds one shipped transaction's page runs: fresh scratch copies, never the versions readers
+/// see (copy-on-write, as a commit does), each starting from the run's current content when a diff record needs it
+/// (the state's page version, else the data file's copy through the state's mapping; pages past the file read as
+/// zeros, as in recovery). Unpublished runs are freed by <see cref="Dispose"/>.
+/// </summary>
+internal sealed unsafe class ReplicaPages(EnvironmentState state, ScratchAllocator scratch) : IJournalPageTarget, IDisposable
+{
+    private readonly Dictionary<long, (nint Pointer, int PageCount)> _runs = [];
+    private bool _published;
+
+    public byte* GetPageForWrite(long pageNumber, int pageCount, bool needsCurrentContent)
+    {
+        if (_runs.TryGetValue(pageNumber, out var existing))
+        {
+            if (existing.PageCount == pageCount)
+                return (byte*)existing.Pointer;
+            scratch.Free((byte*)existing.Pointer, existing.PageCount);
+            _runs.Remove(pageNumber);
+        }
+        byte* run = scratch.Allocate(pageCount);
+        if (needsCurrentContent)
+            CopyCurrent(pageNumber, pageCount, run);
+        else
+            new Span<byte>(run, checked(pageCount * StorageConstants.PageSize)).Clear();
+        _runs[pageNumber] = ((nint)run, pageCount);
+        return run;
+    }
+
+    private void CopyCurrent(long pageNumber, int pageCount, byte* destination)
+    {
+        int copied = 0;
+        if (state.Pages.TryGet(pageNumber, out var version))
+        {
+            copied = Math.Min(pageCount, version.PageCount);
+            long bytes = (long)copied * StorageConstants.PageSize;
+            Buffer.MemoryCopy((void*)version.Pointer, destination, bytes, bytes);
+        }
+        var view = state.View;
+        for (int i = copied; i < pageCount; i++)
+        {
+            long page = pageNumber + i;
+            byte* target = destination + (long)i * StorageConstants.PageSize;
+            if (page < view.PageCount)
+                Buffer.MemoryCopy(view.Base + page * StorageConstants.PageSize, target, StorageConstants.PageSize, StorageConstants.PageSize);
+            else
+                new Span<byte>(target, StorageConstants.PageSize).Clear();
+        }
+    }
+
+    /// <summary>Throws <see cref="PageCorruptionException"/> for the first rebuilt run whose page number or checksum is wrong.</summary>
+    public void Validate(string dataFilePath)
+    {
+        foreach (var (pageNumber, run) in _runs)
+            PageChecksum.Validate((byte*)run.Pointer, pageNumber, pageNumber + run.PageCount, dataFilePath);
+    }
+
+    /// <summary>The rebuilt runs as page versions of <paramref name="transactionId"/>, sorted by page number.</summary>
+    public List<(long PageNumber, PageVersion Version)> Versions(long transactionId)
+    {
+        var versions = new List<(long, PageVersion)>(_runs.Count);
+        foreach (var (pageNumber, run) in _runs)
+            versions.Add((pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount)));
+        versions.Sort((a, b) => a.Item1.CompareTo(b.Item1));
+        return versions;
+    }
+
+    /// <summary>The runs now belong to the published state's page table.</summary>
+    public void Published() => _published = true;
+
+    public void Dispose()
+    {
+        if (!_published)
+            foreach (var run in _runs.Values)
+                scratch.Free((byte*)run.Pointer, run.PageCount);
+        _runs.Clear();
+    }
+}

@@ -57,9 +57,18 @@ internal sealed unsafe class ReplicaApplier(StatePublisher states, ScratchAlloca
         {
             throw new ShippedEntryDamagedException(source, last, transaction, e.Message);
         }
+        List<long> freed;
+        try
+        {
+            freed = pages.TakeFreed(header.Root.FreeSpaceDirectoryPage);
+        }
+        catch (PageCorruptionException e)
+        {
+            throw new ShippedEntryDamagedException(source, last, transaction, e.Message);
+        }
         var position = journal.Append(_buffer.Pointer, data.Length, transaction);
         var versions = pages.Versions(transaction);
-        states.PublishReplicated(transaction, header.Root, position, versions, InteriorOwner);
+        states.PublishReplicated(transaction, header.Root, position, versions, freed, InteriorOwner);
         pages.Published();
         foreach (var (pageNumber, version) in versions)
             for (long page = pageNumber + 1; page < pageNumber + version.PageCount; page++)

@@ -1,3 +1,4 @@
+using Cairn.FreeSpace;
 using Cairn.Journal;
 using Cairn.Paging;
 using Cairn.Transactions;
@@ -10,7 +11,7 @@ namespace Cairn.Shipping;
 /// (the state's page version, else the data file's copy through the state's mapping; pages past the file read as
 /// zeros, as in recovery). Unpublished runs are freed by <see cref="Dispose"/>.
 /// </summary>
-internal sealed unsafe class ReplicaPages(EnvironmentState state, ScratchAllocator scratch) : IJournalPageTarget, IDisposable
+internal sealed unsafe class ReplicaPages(EnvironmentState state, ScratchAllocator scratch) : IJournalPageTarget, IFreeSpacePages, IDisposable
 {
     private readonly Dictionary<long, (nint Pointer, int PageCount)> _runs = [];
     private bool _published;
@@ -53,6 +54,55 @@ internal sealed unsafe class ReplicaPages(EnvironmentState state, ScratchAllocat
                 new Span<byte>(target, StorageConstants.PageSize).Clear();
         }
     }
+
+    /// <summary>
+    /// The pages the transaction freed (their bitmap bits went from in use to free in the sections it rewrote), and takes
+    /// out of the rebuilt runs any it wrote and freed itself: as a commit does, the published page table holds no version
+    /// of a free page (the verifier and the flusher rely on it).
+    /// </summary>
+    public List<long> TakeFreed(long directoryPage)
+    {
+        var freed = new List<long>();
+        byte* directory = GetPage(directoryPage);
+        int sections = FreeSpaceMap.SectionCount(directory);
+        for (int s = 0; s < sections; s++)
+        {
+            long sectionPage = FreeSpaceMap.SectionPage(directory, s);
+            if (_runs.TryGetValue(sectionPage, out var rebuilt))
+                FreedPageDiff.Add(CurrentPageOrNull(sectionPage), (byte*)rebuilt.Pointer, s, freed);
+        }
+        foreach (var (pageNumber, run) in _runs.ToList())
+        {
+            if (!FreeSpaceMap.IsMarkedFree(this, directoryPage, pageNumber))
+                continue;
+            scratch.Free((byte*)run.Pointer, run.PageCount);
+            _runs.Remove(pageNumber);
+            freed.Add(pageNumber);
+        }
+        return freed;
+    }
+
+    /// <summary>The page as the transaction leaves it: rebuilt here, else the state's version, else the data file's copy.</summary>
+    public byte* GetPage(long pageNumber)
+    {
+        if (_runs.TryGetValue(pageNumber, out var run))
+            return (byte*)run.Pointer;
+        byte* current = CurrentPageOrNull(pageNumber);
+        if (current is null)
+            throw new PageCorruptionException("(replica)", pageNumber, 0, 0, "the shipped transaction's free-space map names a page past the end of the data file");
+        return current;
+    }
+
+    private byte* CurrentPageOrNull(long pageNumber)
+    {
+        if (state.Pages.TryGet(pageNumber, out var version))
+            return (byte*)version.Pointer;
+        return pageNumber < state.View.PageCount ? state.View.Base + pageNumber * StorageConstants.PageSize : null;
+    }
+
+    byte* IFreeSpacePages.ModifyPage(long pageNumber) => throw new InvalidOperationException("A replica never changes its free-space map itself.");
+
+    byte* IFreeSpacePages.CreatePages(long pageNumber, int count) => throw new InvalidOperationException("A replica never changes its free-space map itself.");
 
     /// <summary>Throws <see cref="PageCorruptionException"/> for the first rebuilt run whose page number or checksum is wrong.</summary>
     public void Validate(string dataFilePath)

@@ -98,10 +98,11 @@ internal sealed unsafe class StatePublisher
     /// Publishes a transaction a replica applied from a shipped entry: <paramref name="runs"/> (its page runs, rebuilt in
     /// scratch memory) become page versions, replacing every version they overlap (an entry names the runs its transaction
     /// wrote, not those it freed, so a freed run's version may still sit under a new run of another shape);
-    /// <paramref name="interiorOwner"/> finds a run that starts before a page and covers it. What they replace retires.
+    /// <paramref name="interiorOwner"/> finds a run that starts before a page and covers it. The versions of
+    /// <paramref name="freedPages"/> (pages the transaction freed) leave the table, as a commit's frees do. What goes retires.
     /// </summary>
     public void PublishReplicated(long transactionId, RootRecord root, JournalPosition position,
-        List<(long PageNumber, PageVersion Version)> runs, Func<long, long> interiorOwner)
+        List<(long PageNumber, PageVersion Version)> runs, List<long> freedPages, Func<long, long> interiorOwner)
     {
         lock (_stateLock)
         {
@@ -117,6 +118,8 @@ internal sealed unsafe class StatePublisher
                 if (owner >= 0 && owner < pageNumber && current.Pages.TryGet(owner, out var covering) && owner + covering.PageCount > pageNumber)
                     Retire(owner);
             }
+            foreach (long page in freedPages)
+                Retire(page);
             foreach (var (pageNumber, version) in runs)
                 builder.Set(pageNumber, version);
             PublishLocked(current.Committed(transactionId, current.Epoch + 1, builder.ToImmutable(), root, position), retired);

@@ -52,10 +52,11 @@ public static class ShipPairCommand
             long shipped = replica.LastAppliedTransactionId;
             while (!stop.IsCancellationRequested)
             {
-                foreach (var entry in primary.ReadJournalEntries(shipped))
+                var entries = primary.ReadJournalEntries(shipped).ToList();
+                if (entries.Count > 0)
                 {
-                    replica.Apply(entry);
-                    shipped = entry.TransactionId;
+                    replica.ApplyBatch(entries);
+                    shipped = entries[^1].TransactionId;
                     output.WriteLine($"applied {shipped}");
                     output.Flush();
                 }

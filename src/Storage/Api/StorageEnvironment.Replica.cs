@@ -49,35 +49,83 @@ public sealed partial class StorageEnvironment
     public void Apply(ShippedJournalEntry entry)
     {
         ArgumentNullException.ThrowIfNull(entry);
-        ApplyFrom(entry, "an entry");
+        ApplyFrom([entry], _ => "an entry");
+    }
+
+    /// <summary>
+    /// On a replica: applies <paramref name="entries"/> in order, each as <see cref="Apply"/> does, with one durable journal
+    /// write for all of them (a replica keeps up with a primary that commits through many callers this way); readers still
+    /// see each transaction whole, one after another. Returns how many were applied. A refused entry is thrown after
+    /// those before it are applied; it and those after it change nothing.
+    /// </summary>
+    /// <exception cref="ShippedEntryRefusedException">An entry is damaged, out of order, or of another environment.</exception>
+    /// <exception cref="InvalidOperationException">This environment is not a replica.</exception>
+    public int ApplyBatch(IReadOnlyList<ShippedJournalEntry> entries)
+    {
+        ArgumentNullException.ThrowIfNull(entries);
+        int applied = 0;
+        var batch = new List<ShippedJournalEntry>();
+        long bytes = 0;
+        for (int i = 0; i < entries.Count; i++)
+        {
+            var entry = entries[i] ?? throw new ArgumentException($"Entry {i} is null.", nameof(entries));
+            if (batch.Count > 0 && (bytes + entry.Data.Length > ReplicaApplier.MaxBatchBytes || batch.Count == Journal.Files.WriteAheadJournal.MaxBuffersPerWrite))
+            {
+                applied += ApplyFrom(batch, k => $"entry {applied + k} of the batch");
+                batch.Clear();
+                bytes = 0;
+            }
+            batch.Add(entry);
+            bytes += entry.Data.Length;
+        }
+        if (batch.Count > 0)
+            applied += ApplyFrom(batch, k => $"entry {applied + k} of the batch");
+        return applied;
     }
 
     /// <summary>
     /// On a replica: applies every entry of a shipped-entries stream (an incremental backup, or a shipping loop's batch) in
-    /// order, each as <see cref="Apply"/> does. Stops at the first refused entry (the exception names its offset); those
-    /// before it stay applied. Returns how many were applied.
+    /// order, as <see cref="ApplyBatch"/> does. Stops at the first refused entry (the exception names its frame's offset);
+    /// those before it stay applied. Returns how many were applied.
     /// </summary>
     /// <exception cref="ShippedEntryRefusedException">An entry or frame is damaged, out of order, or of another environment.</exception>
     public long ApplyShippedEntries(Stream source)
     {
         ArgumentNullException.ThrowIfNull(source);
         long applied = 0;
+        var batch = new List<(ShippedJournalEntry Entry, long Offset)>();
+        long bytes = 0;
         try
         {
-            foreach (var entry in ShippedEntryStream.Read(source))
+            foreach (var (entry, offset) in ShippedEntryStream.ReadWithOffsets(source, "the shipped-entries stream"))
             {
-                ApplyFrom(entry, $"the entry of transaction {entry.TransactionId} in the shipped-entries stream");
-                applied++;
+                if (batch.Count > 0 && (bytes + entry.Data.Length > ReplicaApplier.MaxBatchBytes || batch.Count == Journal.Files.WriteAheadJournal.MaxBuffersPerWrite))
+                    Flush();
+                batch.Add((entry, offset));
+                bytes += entry.Data.Length;
             }
+            Flush();
         }
         catch (ShippedEntryDamagedException e) when (e.LastAppliedTransactionId < 0)
         {
+            Flush(); // what was read intact before the damage is applied, as it would have been entry by entry
             throw new ShippedEntryDamagedException(e.EntrySource, LastAppliedTransactionId, e.TransactionId, e.Reason);
         }
         return applied;
+
+        void Flush()
+        {
+            if (batch.Count == 0)
+                return;
+            var entries = batch.Select(b => b.Entry).ToList();
+            var offsets = batch.Select(b => b.Offset).ToList();
+            batch.Clear();
+            bytes = 0;
+            applied += ApplyFrom(entries, k => $"the frame at offset {offsets[k]} of the shipped-entries stream");
+        }
     }
 
-    private void ApplyFrom(ShippedJournalEntry entry, string source)
+    private int ApplyFrom(IReadOnlyList<ShippedJournalEntry> entries, Func<int, string> describe)
     {
         ThrowIfDisposed();
         var replica = _replica ?? throw new InvalidOperationException($"The environment in '{DirectoryPath}' is not a replica; open it with StorageEnvironment.OpenReplica.");
@@ -86,9 +134,10 @@ public sealed partial class StorageEnvironment
             throw new WriteTransactionTimeoutException(_options.WriteTransactionTimeout);
         long started = Stopwatch.GetTimestamp();
         var state = _writer.StartWriting();
+        int applied;
         try
         {
-            replica.Apply(state, entry, source);
+            applied = replica.Apply(state, entries, describe);
         }
         catch (JournalWriteFatalException e)
         {
@@ -100,6 +149,7 @@ public sealed partial class StorageEnvironment
         }
         _metrics.RecordDurableCommit(started);
         OnPublished();
+        return applied;
     }
 
     private void ThrowIfReplica(string operation)

@@ -55,6 +55,12 @@ public static unsafe class ShippedEntryStream
     public static IEnumerable<ShippedJournalEntry> Read(Stream source, string name = "the shipped-entries stream")
     {
         ArgumentNullException.ThrowIfNull(source);
+        return ReadWithOffsets(source, name).Select(e => e.Entry);
+    }
+
+    /// <summary>As <see cref="Read"/>, with each entry's frame offset in the stream (for messages).</summary>
+    internal static IEnumerable<(ShippedJournalEntry Entry, long Offset)> ReadWithOffsets(Stream source, string name)
+    {
         var frameBytes = new byte[ShippedEntryFrame.Size];
         long offset = 0;
         while (true)
@@ -79,7 +85,7 @@ public static unsafe class ShippedEntryStream
             if (header.TransactionId != frame.TransactionId || header.EnvironmentId != frame.EnvironmentId || validation.EntrySize != data.Length)
                 throw Damaged(name, offset, frame.TransactionId,
                     $"the frame says transaction {frame.TransactionId} of environment {frame.EnvironmentId} in {data.Length} bytes, the entry is transaction {header.TransactionId} of {header.EnvironmentId} in {validation.EntrySize}");
-            yield return new ShippedJournalEntry(header.TransactionId, header.EnvironmentId, data);
+            yield return (new ShippedJournalEntry(header.TransactionId, header.EnvironmentId, data), offset);
             offset += ShippedEntryFrame.Size + data.Length;
         }
     }

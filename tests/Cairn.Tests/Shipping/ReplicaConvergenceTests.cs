@@ -72,10 +72,11 @@ public class ReplicaConvergenceTests
         while (true)
         {
             bool done = allWritten.IsCompleted;
-            foreach (var entry in primary.ReadJournalEntries(shipped))
+            var entries = primary.ReadJournalEntries(shipped).ToList();
+            if (entries.Count > 0)
             {
-                replica.Apply(entry);
-                shipped = entry.TransactionId;
+                Assert.Equal(entries.Count, replica.ApplyBatch(entries));
+                shipped = entries[^1].TransactionId;
             }
             primary.AcknowledgeShipped(shipped);
             if (done && shipped == primary.LastCommittedTransactionId)

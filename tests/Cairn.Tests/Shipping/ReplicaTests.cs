@@ -177,4 +177,41 @@ public class ReplicaTests
         Assert.Contains($"offset {2 * entryLength}", e.Message);
         Assert.Equal(backupAt + 2, replica.LastAppliedTransactionId);
     }
+
+    /// <summary>A batch goes in one journal write; a refused entry in it is thrown after those before it are applied, and survives a crash as they do.</summary>
+    [Fact]
+    public void A_batch_applies_up_to_a_refused_entry_and_survives_a_crash()
+    {
+        using var dir = new TestDirectory("replica-batch");
+        long backupAt = ShippingFixtures.CreatePrimaryAndBackup(dir.File("primary"), dir.File("replica"));
+        List<ShippedJournalEntry> entries;
+        SortedDictionary<string, string> expected;
+        using (var primary = StorageEnvironment.Open(new StorageOptions(dir.File("primary"))))
+        {
+            ShippingFixtures.Commit(primary, 0, 12, valueLength: 5000);
+            entries = primary.ReadJournalEntries(backupAt).ToList();
+            expected = ShippingFixtures.Dump(primary);
+        }
+        var damaged = entries.ToList();
+        var bytes = damaged[7].Data.ToArray();
+        bytes[300] ^= 2;
+        damaged[7] = new ShippedJournalEntry(bytes);
+        var replica = StorageEnvironment.OpenReplica(new ReplicaOptions(new StorageOptions(dir.File("replica")) { InitialJournalSize = 64 << 10 }));
+        try
+        {
+            var e = Assert.Throws<ShippedEntryDamagedException>(() => replica.ApplyBatch(damaged));
+            Assert.Contains("entry 7 of the batch", e.Message);
+            Assert.Equal(backupAt + 7, replica.LastAppliedTransactionId);
+            Assert.Equal(5, replica.ApplyBatch(entries.Skip(7).ToList()));
+            replica.SimulateProcessCrash();
+        }
+        finally
+        {
+            replica.Dispose();
+        }
+        using var reopened = StorageEnvironment.OpenReplica(new ReplicaOptions(dir.File("replica")));
+        Assert.Equal(backupAt + 12, reopened.LastAppliedTransactionId);
+        Assert.Equal(expected, ShippingFixtures.Dump(reopened));
+        reopened.Verify();
+    }
 }

@@ -43,16 +43,7 @@ internal sealed unsafe class ReplicaPages(EnvironmentState state, ScratchAllocat
             long bytes = (long)copied * StorageConstants.PageSize;
             Buffer.MemoryCopy((void*)version.Pointer, destination, bytes, bytes);
         }
-        var view = state.View;
-        for (int i = copied; i < pageCount; i++)
-        {
-            long page = pageNumber + i;
-            byte* target = destination + (long)i * StorageConstants.PageSize;
-            if (page < view.PageCount)
-                Buffer.MemoryCopy(view.Base + page * StorageConstants.PageSize, target, StorageConstants.PageSize, StorageConstants.PageSize);
-            else
-                new Span<byte>(target, StorageConstants.PageSize).Clear();
-        }
+        state.View.CopyPages(pageNumber + copied, pageCount - copied, destination + (long)copied * StorageConstants.PageSize);
     }
 
     /// <summary>

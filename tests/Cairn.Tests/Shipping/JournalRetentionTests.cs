@@ -33,7 +33,14 @@ public class JournalRetentionTests
     public void Past_the_bound_the_oldest_journals_go_and_the_consumer_is_told()
     {
         using var dir = new TestDirectory("retain-bound");
-        using var env = StorageEnvironment.Open(Retaining(dir.Path, 256 << 10));
+        using var log = new CapturingLoggerFactory();
+        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path)
+        {
+            InitialJournalSize = 64 << 10,
+            MaxJournalSize = 64 << 10,
+            JournalRetentionBytes = 256 << 10,
+            LoggerFactory = log,
+        });
         long start = env.LastCommittedTransactionId;
         ShippingFixtures.Commit(env, 0, 200, valueLength: 3000); // about 1.6 MB of entries
         env.Checkpoint();
@@ -47,6 +54,9 @@ public class JournalRetentionTests
         // Kept journals stay within the bound (plus the one in service and one switch's worth of slack).
         Assert.True(env.JournalBytesOnDisk <= (256 << 10) + 2 * (64 << 10), $"{env.JournalBytesOnDisk} bytes of journals");
         ShippingFixtures.Commit(env, 1000, 5); // writers are not held up
+        var dropped = log.WithEventId(1205).ToList(); // the policy is logged where it acts
+        Assert.NotEmpty(dropped);
+        Assert.All(dropped, d => Assert.Equal(Microsoft.Extensions.Logging.LogLevel.Warning, d.Level));
     }
 
     /// <summary>Retained journals are older than the header's position: a reopen (clean or after a crash) never replays them and keeps them again.</summary>

@@ -49,6 +49,12 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>
+    /// Bytes of synced journals kept on disk only because a shipping consumer has not acknowledged them
+    /// (<see cref="StorageOptions.JournalRetentionBytes"/> bounds them); 0 without retention.
+    /// </summary>
+    public long JournalBytesRetainedForShipping => _journal.ShippingRetainedBytes;
+
+    /// <summary>
     /// Tells the environment that its shipping consumer has taken every transaction up to <paramref name="transactionId"/>:
     /// with <see cref="StorageOptions.JournalRetentionBytes"/> set, journals holding only such transactions may go at the
     /// next data-file sync. Without retention it changes nothing. It never moves back.

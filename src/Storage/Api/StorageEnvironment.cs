@@ -115,9 +115,8 @@ public sealed partial class StorageEnvironment : IDisposable
 
     /// <summary>
     /// Bytes of journal files on disk that recovery may need: the one in service and those waiting for a
-    /// data-file sync to cover them, and (with <see cref="StorageOptions.JournalRetentionBytes"/>) those kept for a
-    /// shipping consumer. Growing without bound means the flusher is not keeping up (or a
-    /// long reader pins what it would write).
+    /// data-file sync to cover them (not those kept only for a shipping consumer: <see cref="JournalBytesRetainedForShipping"/>).
+    /// Growing without bound means the flusher is not keeping up (or a long reader pins what it would write).
     /// </summary>
     public long JournalBytesOnDisk => _journal.RetainedBytes;
 

@@ -59,7 +59,10 @@ internal sealed class JournalInventory : IDisposable
 
     public string DirectoryPath => _directory;
 
-    /// <summary>Bytes of journal files on disk that recovery may have to read (the one in service and those awaiting a sync).</summary>
+    /// <summary>
+    /// Bytes of journal files on disk that recovery may have to read (the one in service and those awaiting a sync); not
+    /// those kept only for a shipping consumer (<see cref="ShippingRetainedBytes"/>), which a bound of their own limits.
+    /// </summary>
     public long RetainedBytes
     {
         get
@@ -68,11 +71,33 @@ internal sealed class JournalInventory : IDisposable
             {
                 long bytes = _inService?.Size ?? 0;
                 foreach (var journal in _retained)
-                    bytes += journal.Size;
+                    if (!HeldForShippingOnly(journal))
+                        bytes += journal.Size;
                 return bytes;
             }
         }
     }
+
+    /// <summary>Bytes of synced journals kept only because a shipping consumer has not acknowledged them.</summary>
+    public long ShippingRetainedBytes
+    {
+        get
+        {
+            lock (_gate)
+            {
+                long bytes = 0;
+                foreach (var journal in _retained)
+                    if (HeldForShippingOnly(journal))
+                        bytes += journal.Size;
+                return bytes;
+            }
+        }
+    }
+
+    // The last synced transaction Release was told of: retained journals at or below it are kept for shipping only.
+    private long _synced = -1;
+
+    private bool HeldForShippingOnly(RetainedJournal journal) => _retention.Enabled && journal.LastTransactionId <= _synced;
 
     /// <summary>The files as they stand (not counting the one in service), in the shape recovery hands them over.</summary>
     public JournalFileSet Snapshot()
@@ -272,6 +297,8 @@ internal sealed class JournalInventory : IDisposable
         lock (_gate)
         {
             int spareSlots = MaxRecyclable - _recyclable.Count;
+            if (syncedTransactionId != long.MaxValue)
+                _synced = Math.Max(_synced, syncedTransactionId);
             long releasable = _retention.ReleasableUpTo(syncedTransactionId, _retained, _pinned.ContainsKey, _logger, _directory);
             for (int i = 0; i < _retained.Count; i++)
             {

@@ -104,6 +104,9 @@ internal sealed unsafe partial class WriteAheadJournal : IJournalAppender, IDisp
     /// <summary>Lets a journal pinned by <see cref="PinForReading"/> go again.</summary>
     public void UnpinPath(string path) => _inventory.Unpin(path);
 
+    /// <inheritdoc cref="JournalInventory.ShippingRetainedBytes"/>
+    public long ShippingRetainedBytes => _inventory.ShippingRetainedBytes;
+
     /// <inheritdoc cref="JournalInventory.Retention"/>
     public JournalRetention Retention => _inventory.Retention;
 

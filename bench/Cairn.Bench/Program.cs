@@ -38,5 +38,10 @@ if (args.Length > 0 && args[0] == "--hash-startup")
 if (args.Length > 0 && args[0] == "--fill-interleaved")
     return Cairn.Bench.Fill.FillRun.Run(args[1..], Console.Out);
 
+// --replica [--rounds N] [--ops N] [--callers N] [--value N]: replica apply rate against the primary's commit rate with
+// 16 WriteAsync callers, and the live replica's lag (docs/benchmarks.md, Journal shipping).
+if (args.Length > 0 && args[0] == "--replica")
+    return Cairn.Bench.Shipping.ReplicaRun.Run(args[1..], Console.Out);
+
 BenchmarkSwitcher.FromAssembly(typeof(Cairn.Bench.BenchScratch).Assembly).Run(args);
 return 0;

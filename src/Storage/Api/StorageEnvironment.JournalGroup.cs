@@ -36,6 +36,7 @@ public sealed partial class StorageEnvironment
     {
         ArgumentNullException.ThrowIfNull(options);
         ThrowIfDisposed();
+        ThrowIfReplica("OpenBranch");
         if (IsBranch)
             throw new InvalidOperationException($"'{DirectoryPath}' is a branch of a journal group; a branch cannot have branches of its own.");
         if (string.Equals(Path.GetFullPath(options.DirectoryPath), Path.GetFullPath(DirectoryPath), StringComparison.Ordinal))

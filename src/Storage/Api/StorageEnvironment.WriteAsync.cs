@@ -34,6 +34,7 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
 #pragma warning restore RS0026
     {
         ArgumentNullException.ThrowIfNull(operation);
+        ThrowIfReplica("WriteAsync");
         var queue = Merger.Queue;
         if (cancellationToken.IsCancellationRequested)
             return ValueTask.FromCanceled(cancellationToken);
@@ -56,6 +57,7 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
 #pragma warning restore RS0026
     {
         ArgumentNullException.ThrowIfNull(operation);
+        ThrowIfReplica("WriteAsync");
         var queue = Merger.Queue;
         if (cancellationToken.IsCancellationRequested)
             return ValueTask.FromCanceled<TResult>(cancellationToken);

@@ -125,8 +125,8 @@ public sealed partial class StorageEnvironment : IDisposable
 
     /// <summary>
     /// Bytes of journal files on disk that recovery may need: the one in service and those waiting for a
-    /// data-file sync to cover them. Growing without bound means the flusher is not keeping up (or a
-    /// long reader pins what it would write).
+    /// data-file sync to cover them (not those kept only for a shipping consumer: <see cref="JournalBytesRetainedForShipping"/>).
+    /// Growing without bound means the flusher is not keeping up (or a long reader pins what it would write).
     /// </summary>
     public long JournalBytesOnDisk => _journal.RetainedBytes;
 
@@ -153,9 +153,11 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <exception cref="ScratchMemoryExhaustedException">Scratch memory stayed over its limit for <see cref="StorageOptions.ScratchWaitTimeout"/>.</exception>
     /// <exception cref="EnvironmentFailedException">An earlier I/O failure stopped the environment; reopen it.</exception>
     /// <exception cref="ObjectDisposedException">The environment has been disposed.</exception>
+    /// <exception cref="ReplicaReadOnlyException">This environment is a replica (<see cref="OpenReplica"/>).</exception>
     public WriteTransaction BeginWrite(TimeSpan timeout)
     {
         ThrowIfDisposed();
+        ThrowIfReplica("BeginWrite");
         _failure.ThrowIfFailed();
         if (!_writer.TryAcquire(timeout))
             throw new WriteTransactionTimeoutException(timeout);
@@ -294,7 +296,10 @@ public sealed partial class StorageEnvironment : IDisposable
         {
             _writer.Reclaim();
             using var tx = BeginRead();
-            var summary = EnvironmentVerifier.Verify(tx.Low, _freeSpace, _states.WaitingPages(), _dataFile.FilePath);
+            // A replica never allocates, so its free-space mirror is the one it opened with; the applied entries carry the bitmap pages.
+            var freeSpace = _replica is null ? _freeSpace
+                : FreeSpaceMap.Load(tx.Low, tx.Low.State.FreeSpaceDirectoryPage, tx.Low.State.NextPageNumber);
+            var summary = EnvironmentVerifier.Verify(tx.Low, freeSpace, _states.WaitingPages(), _dataFile.FilePath);
             return new VerificationReport(summary.TransactionId, summary.HighWaterMark, summary.PagesInUse, summary.FreePages,
                 summary.PagesWaitingForReaders, summary.Trees, summary.Entries);
         }
@@ -395,6 +400,7 @@ public sealed partial class StorageEnvironment : IDisposable
         CloseJournalGroup();
         LeaveJournalGroup();
         _merger?.Dispose();
+        _replica?.Dispose();
         _flusher.Dispose();
         _readContexts.Clear();
         _states.ReleaseAll();

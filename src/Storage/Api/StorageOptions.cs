@@ -157,6 +157,17 @@ public sealed class StorageOptions
     public int? JournalCompressionThreshold { get; init; }
 
     /// <summary>
+    /// Journal shipping (replicas, incremental backups): keeps journals past the data-file sync until a consumer
+    /// acknowledges their transactions (<see cref="StorageEnvironment.AcknowledgeShipped"/>), so
+    /// <see cref="StorageEnvironment.ReadJournalEntries"/> can still hand them out. At most this many bytes of synced
+    /// journals are kept for the consumer: past it the oldest go anyway (logged, event 1205; writers never wait and the
+    /// environment never fails for a slow consumer), and a consumer asking for entries in them gets
+    /// <see cref="JournalEntriesNotRetainedException"/> and needs a new full backup. The retention survives a restart
+    /// (kept journals are kept again at the next open, never replayed). Null (the default): journals go at the sync.
+    /// </summary>
+    public long? JournalRetentionBytes { get; init; }
+
+    /// <summary>
     /// Checks every value now, as <see cref="StorageEnvironment.Open(StorageOptions)"/> will: for a host that wants a bad
     /// setting to fail at start (hosting's options validation), before anything is opened.
     /// </summary>

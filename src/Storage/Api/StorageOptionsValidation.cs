@@ -41,6 +41,8 @@ internal static class StorageOptionsValidation
             throw Invalid(nameof(options.CommitMode), options.CommitMode, "must be Durable or Lazy");
         Positive(options.LazyCommitMaxDelay, nameof(options.LazyCommitMaxDelay));
         Positive(options.LazyCommitMaxBytes, nameof(options.LazyCommitMaxBytes));
+        if (options.JournalRetentionBytes is <= 0)
+            throw Invalid(nameof(options.JournalRetentionBytes), options.JournalRetentionBytes, "must be positive (or null: keep no journal past its sync)");
         if (options.JournalGroupMaxWritesInFlight is < 1 or > MaxJournalGroupWritesInFlight)
             throw Invalid(nameof(options.JournalGroupMaxWritesInFlight), options.JournalGroupMaxWritesInFlight,
                 $"must be between 1 and {MaxJournalGroupWritesInFlight}");

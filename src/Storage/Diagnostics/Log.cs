@@ -65,6 +65,14 @@ internal static partial class Log
         Message = "Journal {Journal} is covered by a sync but could not be deleted; it is tried again after the next sync")]
     public static partial void JournalNotDeleted(ILogger logger, Exception exception, string journal);
 
+    [LoggerMessage(EventId = 1205, Level = LogLevel.Warning,
+        Message = "Journal retention for shipping in {Directory} reached its bound of {BoundBytes} bytes: journals up to transaction {DroppedUpTo} were released before a consumer acknowledged them (acknowledged up to {Acknowledged}); a consumer behind them needs a new full backup")]
+    public static partial void RetainedJournalsDropped(ILogger logger, string directory, long boundBytes, long droppedUpTo, long acknowledged);
+
+    [LoggerMessage(EventId = 1700, Level = LogLevel.Information,
+        Message = "Environment in {Directory} opened as a read-only replica at transaction {TransactionId}")]
+    public static partial void ReplicaOpened(ILogger logger, string directory, long transactionId);
+
     [LoggerMessage(EventId = 1204, Level = LogLevel.Warning,
         Message = "Could not prepare spare journal {Journal} ({Size} bytes) in the background; the next journal switch creates its file on the commit path")]
     public static partial void JournalSpareNotPrepared(ILogger logger, Exception exception, string journal, long size);

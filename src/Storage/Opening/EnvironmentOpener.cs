@@ -59,7 +59,8 @@ internal static unsafe class EnvironmentOpener
             // Replayed pages stay in scratch memory (and become the first state's page table) up to half the
             // limit; a spill rewrites them all and makes the next entries read them back, so it is the exception.
             long recoveryBudget = settings.MaxScratchBytes / 2;
-            recovery = JournalRecovery.Run(journals, header, dataFile, scratch, recoveryBudget, logger);
+            recovery = JournalRecovery.Run(journals, header, dataFile, scratch, recoveryBudget, logger,
+                keepSynced: settings.JournalRetentionBytes > 0);
             var builder = PageTable.Empty.ToBuilder();
             foreach (var (pageNumber, version) in recovery.Pages)
                 builder.Set(pageNumber, version);
@@ -73,7 +74,8 @@ internal static unsafe class EnvironmentOpener
             pages = FreedRecoveredRuns.Drop(pages, freeSpace, scratch, dataFile.FilePath, out _);
             state = state.WithPages(state.Epoch, pages, state.View);
             var ioStats = new IoStats(settings.IoStatsCapacity);
-            var inventory = new JournalInventory(journals, settings.JournalSizing, recovery.Journals, logger);
+            var inventory = new JournalInventory(journals, settings.JournalSizing, recovery.Journals, logger,
+                settings.JournalRetentionBytes > 0 ? new JournalRetention(settings.JournalRetentionBytes) : null);
             var spares = new SpareJournals(inventory, logger, settings.PrepareSpareJournals);
             var journal = new WriteAheadJournal(inventory, spares, ioStats, logger, settings.SlowJournalWriteThreshold);
             return new OpenedEnvironment(dataFile, headers, scratch, state, freeSpace, journal, ioStats, recovery.TransactionsReplayed);

@@ -9,4 +9,5 @@ internal sealed record OpenSettings(
     int IoStatsCapacity,
     JournalSizing JournalSizing,
     TimeSpan SlowJournalWriteThreshold,
-    bool PrepareSpareJournals);
+    bool PrepareSpareJournals,
+    long JournalRetentionBytes = 0);

@@ -27,5 +27,22 @@ internal sealed unsafe class MappedView : IDisposable
     /// <summary>Reads [offset, offset + length) in now and maps it: touching it then takes no page faults.</summary>
     public void Populate(long offset, long length) => _mapping.Populate(offset, length);
 
+    /// <summary>
+    /// Copies pages [<paramref name="pageNumber"/>, + <paramref name="pageCount"/>) as the mapped file has them to
+    /// <paramref name="destination"/>; pages past the mapping's end read as zeros (written by no flush yet).
+    /// </summary>
+    public void CopyPages(long pageNumber, int pageCount, byte* destination)
+    {
+        for (int i = 0; i < pageCount; i++)
+        {
+            long page = pageNumber + i;
+            byte* target = destination + (long)i * StorageConstants.PageSize;
+            if (page < PageCount)
+                Buffer.MemoryCopy(Base + page * StorageConstants.PageSize, target, StorageConstants.PageSize, StorageConstants.PageSize);
+            else
+                new Span<byte>(target, StorageConstants.PageSize).Clear();
+        }
+    }
+
     public void Dispose() => _mapping.Dispose();
 }

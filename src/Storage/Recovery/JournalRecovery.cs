@@ -39,9 +39,13 @@ internal sealed unsafe class JournalRecovery : IDisposable
     private long _replayed;
     private JournalEntryHeader? _lastEntry;
     private JournalPosition _position;
+    // Shipping retention is on: journals the header says are synced stay (a consumer may not have taken them yet).
+    private readonly bool _keepSynced;
 
-    private JournalRecovery(string directory, FileHeader header, DataFile dataFile, ScratchAllocator scratch, long budgetBytes, ILogger logger)
+    private JournalRecovery(string directory, FileHeader header, DataFile dataFile, ScratchAllocator scratch, long budgetBytes, ILogger logger,
+        bool keepSynced)
     {
+        _keepSynced = keepSynced;
         _directory = directory;
         _header = header;
         _logger = logger;
@@ -54,11 +58,13 @@ internal sealed unsafe class JournalRecovery : IDisposable
     /// <summary>
     /// Runs recovery over the journals in <paramref name="directory"/> for the data file whose header is
     /// <paramref name="header"/>. Rebuilt pages stay in scratch memory up to <paramref name="budgetBytes"/>
-    /// and are written to the data file beyond that.
+    /// and are written to the data file beyond that. <paramref name="keepSynced"/> (shipping retention): journals before the
+    /// header's position are kept, never read, and handed over as retained, holding transactions up to the header's.
     /// </summary>
-    public static RecoveryResult Run(string directory, FileHeader header, DataFile dataFile, ScratchAllocator scratch, long budgetBytes, ILogger logger)
+    public static RecoveryResult Run(string directory, FileHeader header, DataFile dataFile, ScratchAllocator scratch, long budgetBytes, ILogger logger,
+        bool keepSynced = false)
     {
-        using var recovery = new JournalRecovery(directory, header, dataFile, scratch, budgetBytes, logger);
+        using var recovery = new JournalRecovery(directory, header, dataFile, scratch, budgetBytes, logger, keepSynced);
         return recovery.Run();
     }
 
@@ -84,11 +90,23 @@ internal sealed unsafe class JournalRecovery : IDisposable
             Log.RecoveryProgress(_logger, Path.GetFileName(candidates[k].Path), _replayed, _window.BytesRead);
         }
 
-        // Journals before the synced position hold only what the data file has; they can go now that recovery succeeded.
-        foreach (var path in obsolete)
-            PalFileSystem.DeleteFile(path);
-        if (obsolete.Count > 0)
-            Log.ObsoleteJournalsDeleted(_logger, obsolete.Count);
+        // Journals before the synced position hold only what the data file has; they can go now that recovery succeeded
+        // (unless kept for shipping: then they come first in the retained list, synced up to the header's transaction).
+        if (_keepSynced)
+        {
+            var kept = obsolete.Select(path => (Sequence: JournalFileName.TryParse(Path.GetFileName(path), out long s) ? s : 0, Path: path))
+                .OrderBy(j => j.Sequence)
+                .Select(j => new RetainedJournal(j.Sequence, j.Path, new FileInfo(j.Path).Length, _header.LastTransactionId,
+                    PalFileSystem.LinkCount(j.Path) > 1));
+            _retained.InsertRange(0, kept);
+        }
+        else
+        {
+            foreach (var path in obsolete)
+                PalFileSystem.DeleteFile(path);
+            if (obsolete.Count > 0)
+                Log.ObsoleteJournalsDeleted(_logger, obsolete.Count);
+        }
 
         long lastTransaction = _expected - 1;
         int runs = _pages.RunCount;
@@ -210,6 +228,8 @@ internal sealed unsafe class JournalRecovery : IDisposable
 
         if (start == 0)
             ThrowIfAnotherEnvironmentsJournal(path, owners);
+        else if (_keepSynced)
+            lastHere = Math.Max(lastHere, _header.LastTransactionId); // entries before the header's position, kept for shipping
         // Whatever ended the log here, it must not hide later entries of this generation in the same file.
         ThrowIfValidEntryFollows(journals, index, offset, end, sameFileOnly: true);
         // The writer moves to the next journal when an entry does not fit, leaving the rest of this one as it

@@ -164,15 +164,7 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
     {
         var view = CurrentView();
         PopulateAround(view, pageNumber, pageCount);
-        for (int i = 0; i < pageCount; i++)
-        {
-            long p = pageNumber + i;
-            byte* target = destination + (long)i * StorageConstants.PageSize;
-            if (p < view.PageCount)
-                Buffer.MemoryCopy(view.Base + p * StorageConstants.PageSize, target, StorageConstants.PageSize, StorageConstants.PageSize);
-            else
-                new Span<byte>(target, StorageConstants.PageSize).Clear();
-        }
+        view.CopyPages(pageNumber, pageCount, destination);
     }
 
     /// <summary>

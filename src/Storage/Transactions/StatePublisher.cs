@@ -147,6 +147,59 @@ internal sealed unsafe class StatePublisher
     }
 
     /// <summary>
+    /// Publishes a transaction a replica applied from a shipped entry (<see cref="WithReplicatedPages"/>); what its runs
+    /// replace and the versions of the pages it freed retire.
+    /// </summary>
+    public void PublishReplicated(long transactionId, RootRecord root, JournalPosition position,
+        List<(long PageNumber, PageVersion Version)> runs, List<long> freedPages, Func<long, long> interiorOwner)
+    {
+        lock (_stateLock)
+        {
+            var current = _current;
+            var retired = _reclaimer.Rent();
+            var pages = WithReplicatedPages(current.Pages, runs, freedPages, interiorOwner, retired.ScratchVersions);
+            PublishLocked(current.Committed(transactionId, current.Epoch + 1, pages, root, position), retired);
+            ReclaimLocked();
+        }
+    }
+
+    /// <summary>
+    /// <paramref name="pages"/> after a replicated transaction: <paramref name="runs"/> (its page runs, rebuilt in scratch
+    /// memory) set, replacing every version they overlap (an entry names the runs its transaction wrote, not those it freed,
+    /// so a freed run's version may still sit under a new run of another shape; <paramref name="interiorOwner"/> finds a run
+    /// that starts before a page and covers it), and the versions of <paramref name="freedPages"/> removed, as a commit's
+    /// frees are. The removed versions go to <paramref name="removed"/> when given.
+    /// </summary>
+    public static PageTable WithReplicatedPages(PageTable pages, List<(long PageNumber, PageVersion Version)> runs, List<long> freedPages,
+        Func<long, long> interiorOwner, List<(nint Pointer, int PageCount)>? removed)
+    {
+        var builder = pages.ToBuilder();
+        var gone = new HashSet<long>();
+        foreach (var (pageNumber, version) in runs)
+        {
+            for (long page = pageNumber; page < pageNumber + version.PageCount; page++)
+                Remove(page);
+            long owner = interiorOwner(pageNumber);
+            if (owner >= 0 && owner < pageNumber && pages.TryGet(owner, out var covering) && owner + covering.PageCount > pageNumber)
+                Remove(owner);
+        }
+        foreach (long page in freedPages)
+            Remove(page);
+        foreach (var (pageNumber, version) in runs)
+            builder.Set(pageNumber, version);
+        return builder.ToImmutable();
+
+        void Remove(long page)
+        {
+            if (pages.TryGet(page, out var replaced) && gone.Add(page))
+            {
+                removed?.Add((replaced.Pointer, replaced.PageCount));
+                builder.Remove(page);
+            }
+        }
+    }
+
+    /// <summary>
     /// The flusher's choice: the state the oldest reader sees, pinned in <paramref name="flusherSlot"/>, or
     /// null if it is not newer than <paramref name="flushedUpTo"/> (nothing to flush).
     /// </summary>

@@ -23,7 +23,7 @@ public class LayerTests
         ["Cairn.Paging"],
         ["Cairn.Journal", "Cairn.FreeSpace", "Cairn.Trees"],
         ["Cairn.Transactions"],
-        ["Cairn.Commit", "Cairn.Flushing", "Cairn.Recovery", "Cairn.Verification"],
+        ["Cairn.Commit", "Cairn.Flushing", "Cairn.Recovery", "Cairn.Verification", "Cairn.Shipping"],
         ["Cairn.Opening"],
         ["Cairn.Merger"],
         [Api],

@@ -24,6 +24,7 @@ public class OnDiskLayoutTests
     [InlineData(typeof(PageRecordHeader), "### Payload", 17)]
     [InlineData(typeof(LeafNodeHeader), "### Leaf node", 7)]
     [InlineData(typeof(BranchNodeHeader), "### Branch node", 11)]
+    [InlineData(typeof(Cairn.Shipping.ShippedEntryFrame), "### Frame (", 64)]
     public void Struct_matches_its_byte_table(Type type, string heading, int size)
     {
         Assert.Equal(size, SizeOf(type));

@@ -37,13 +37,17 @@ internal sealed class JournalInventory : IDisposable
     // Files a branch of this journal group has an entry in but no name for yet: not released until it links them.
     private readonly Dictionary<string, int> _pinned = new(StringComparer.Ordinal);
     private bool _warnedDirectFallback;
+    // Shipping retention (JournalRetention): journals a consumer has not acknowledged are kept past the sync, up to a bound.
+    private readonly JournalRetention _retention;
 
     /// <param name="directory">The environment's <c>Journals/</c> directory.</param>
     /// <param name="sizing">How large new journal files are made.</param>
     /// <param name="files">What recovery found in <paramref name="directory"/>.</param>
     /// <param name="logger">Where file creation, recycling and the O_DIRECT fallback are logged.</param>
-    public JournalInventory(string directory, JournalSizing sizing, JournalFileSet files, ILogger logger)
+    /// <param name="retention">Whether and how far journals are kept past the sync for shipping consumers; null: not kept.</param>
+    public JournalInventory(string directory, JournalSizing sizing, JournalFileSet files, ILogger logger, JournalRetention? retention = null)
     {
+        _retention = retention ?? JournalRetention.None;
         _directory = directory;
         _sizing = sizing;
         _logger = logger;
@@ -55,7 +59,10 @@ internal sealed class JournalInventory : IDisposable
 
     public string DirectoryPath => _directory;
 
-    /// <summary>Bytes of journal files on disk that recovery may have to read (the one in service and those awaiting a sync).</summary>
+    /// <summary>
+    /// Bytes of journal files on disk that recovery may have to read (the one in service and those awaiting a sync); not
+    /// those kept only for a shipping consumer (<see cref="ShippingRetainedBytes"/>), which a bound of their own limits.
+    /// </summary>
     public long RetainedBytes
     {
         get
@@ -64,11 +71,33 @@ internal sealed class JournalInventory : IDisposable
             {
                 long bytes = _inService?.Size ?? 0;
                 foreach (var journal in _retained)
-                    bytes += journal.Size;
+                    if (!HeldForShippingOnly(journal))
+                        bytes += journal.Size;
                 return bytes;
             }
         }
     }
+
+    /// <summary>Bytes of synced journals kept only because a shipping consumer has not acknowledged them.</summary>
+    public long ShippingRetainedBytes
+    {
+        get
+        {
+            lock (_gate)
+            {
+                long bytes = 0;
+                foreach (var journal in _retained)
+                    if (HeldForShippingOnly(journal))
+                        bytes += journal.Size;
+                return bytes;
+            }
+        }
+    }
+
+    // The last synced transaction Release was told of: retained journals at or below it are kept for shipping only.
+    private long _synced = -1;
+
+    private bool HeldForShippingOnly(RetainedJournal journal) => _retention.Enabled && journal.LastTransactionId <= _synced;
 
     /// <summary>The files as they stand (not counting the one in service), in the shape recovery hands them over.</summary>
     public JournalFileSet Snapshot()
@@ -231,9 +260,34 @@ internal sealed class JournalInventory : IDisposable
         return best;
     }
 
+    /// <summary>The shipping retention's bound and what consumers have acknowledged.</summary>
+    public JournalRetention Retention => _retention;
+
+    /// <summary>
+    /// Pins every journal that may hold entries (the retained ones in log order, then the one in service) for a
+    /// read: none of them is released, recycled or dropped until <see cref="Unpin"/> for each.
+    /// </summary>
+    public List<PinnedJournal> PinForReading()
+    {
+        lock (_gate)
+        {
+            var pinned = new List<PinnedJournal>(_retained.Count + 1);
+            foreach (var journal in _retained)
+                pinned.Add(new PinnedJournal(journal.Sequence, journal.FilePath, journal.LastTransactionId));
+            if (_inService is { } active)
+                pinned.Add(new PinnedJournal(active.Sequence, active.FilePath, active.LastTransactionId));
+            pinned.Sort((a, b) => a.Sequence.CompareTo(b.Sequence));
+            foreach (var journal in pinned)
+                _pinned[journal.Path] = _pinned.GetValueOrDefault(journal.Path) + 1;
+            return pinned;
+        }
+    }
+
     /// <summary>
     /// Deletes (or keeps for reuse) every retired journal whose transactions are all at or below
-    /// <paramref name="syncedTransactionId"/>; the journal in service stays. Returns how many went each way.
+    /// <paramref name="syncedTransactionId"/> and, under shipping retention, acknowledged by the consumer, or
+    /// dropped because the retained bytes are past the bound; the journal in service stays. Returns how many
+    /// went each way.
     /// </summary>
     public (int Deleted, int Recycled) Release(long syncedTransactionId)
     {
@@ -243,10 +297,13 @@ internal sealed class JournalInventory : IDisposable
         lock (_gate)
         {
             int spareSlots = MaxRecyclable - _recyclable.Count;
+            if (syncedTransactionId != long.MaxValue)
+                _synced = Math.Max(_synced, syncedTransactionId);
+            long releasable = _retention.ReleasableUpTo(syncedTransactionId, _retained, _pinned.ContainsKey, _logger, _directory);
             for (int i = 0; i < _retained.Count; i++)
             {
                 var journal = _retained[i];
-                if (journal.LastTransactionId > syncedTransactionId || _pinned.ContainsKey(journal.FilePath))
+                if (journal.LastTransactionId > releasable || _pinned.ContainsKey(journal.FilePath))
                     continue;
                 _retained.RemoveAt(i--);
                 // Shared when recovery found it so (it may keep a torn tail's unacknowledged entries, which a

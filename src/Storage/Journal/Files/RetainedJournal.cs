@@ -10,3 +10,6 @@ internal readonly record struct RetainedJournal(long Sequence, string FilePath, 
 
 /// <summary>A synced journal kept to become a later journal without being written with zeros again.</summary>
 internal readonly record struct RecyclableJournal(string FilePath, long Size);
+
+/// <summary>A journal file pinned against release for a read: its sequence, path and this environment's last transaction in it (-1: none known).</summary>
+internal readonly record struct PinnedJournal(long Sequence, string Path, long LastTransactionId);

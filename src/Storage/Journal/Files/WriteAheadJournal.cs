@@ -98,6 +98,18 @@ internal sealed unsafe partial class WriteAheadJournal : IJournalAppender, IDisp
             Log.SlowJournalWrite(_logger, bytes, journal.FilePath, elapsed.TotalMilliseconds, firstTransactionId, lastTransactionId);
     }
 
+    /// <inheritdoc cref="JournalInventory.PinForReading"/>
+    public List<PinnedJournal> PinForReading() => _inventory.PinForReading();
+
+    /// <summary>Lets a journal pinned by <see cref="PinForReading"/> go again.</summary>
+    public void UnpinPath(string path) => _inventory.Unpin(path);
+
+    /// <inheritdoc cref="JournalInventory.ShippingRetainedBytes"/>
+    public long ShippingRetainedBytes => _inventory.ShippingRetainedBytes;
+
+    /// <inheritdoc cref="JournalInventory.Retention"/>
+    public JournalRetention Retention => _inventory.Retention;
+
     /// <summary>A branch has recorded (linked, or failed to link) its entry in <paramref name="file"/>: the file may be released again.</summary>
     public void Unpin(JournalFile file) => _inventory.Unpin(file.FilePath);
 

@@ -1,7 +1,7 @@
 using Cairn.Journal;
 using Cairn.Pal;
 
-namespace Cairn.Recovery;
+namespace Cairn.Journal.Files;
 
 /// <summary>
 /// Reads a journal front to back through one reusable buffer, a few MiB at a time (the file is opened

@@ -55,4 +55,25 @@ public class ReadJournalEntriesTests
         Assert.Equal(start, e.AfterTransactionId);
         Assert.True(e.FirstAvailableTransactionId > start + 1);
     }
+
+    /// <summary>Lazily committed transactions are published before their write: the reader stops at the durable watermark.</summary>
+    [Fact]
+    public void Lazy_commits_are_handed_out_only_once_written()
+    {
+        using var dir = new TestDirectory("ship-read-lazy");
+        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path) { LazyCommitMaxDelay = TimeSpan.FromHours(1) });
+        long start = env.LastCommittedTransactionId;
+        ShippingFixtures.Commit(env, 0, 3);
+        long durable = env.LastCommittedTransactionId;
+        for (int i = 10; i < 15; i++)
+        {
+            using var tx = env.BeginWrite();
+            tx.CreateTree("lazy").Put(Bytes.Key(i), Bytes.Value(i, 50));
+            tx.Commit(CommitMode.Lazy);
+        }
+        Assert.Equal(durable, env.ReadJournalEntries(start).Last().TransactionId);
+
+        env.FlushJournal();
+        Assert.Equal(env.LastCommittedTransactionId, env.ReadJournalEntries(start).Last().TransactionId);
+    }
 }

@@ -103,17 +103,22 @@ internal sealed unsafe class JournalEntryReader : IDisposable
     /// how many it applied. Every record and diff op is checked before the first byte is written, so
     /// a <see cref="JournalCorruptionException"/> leaves the target untouched.
     /// </summary>
-    /// <remarks>
-    /// With <c>recordsChecked</c> the entry passed <see cref="CheckRecords"/> already (on another thread,
-    /// ahead of this one), and the first pass is not repeated.
-    /// </remarks>
-    public int Apply<TTarget>(byte* entry, in JournalEntryValidation validation, ref TTarget target, bool recordsChecked = false)
+    public int Apply<TTarget>(byte* entry, in JournalEntryValidation validation, ref TTarget target)
         where TTarget : IJournalPageTarget, allows ref struct
     {
         byte* payload = GetPayload(entry, validation, out long length);
         var header = validation.Header;
-        if (!recordsChecked)
-            ThrowIfBadRecords(payload, length, validation);
+
+        var check = new PageRecordEnumerator(payload, length, header, validation.Offset);
+        while (check.MoveNext())
+        {
+            var record = check.Current;
+            if (record.Encoding == PageRecordEncoding.Full)
+                continue;
+            string? problem = PageDiffDecoder.Validate(record.Data, record.EncodedLength, record.Length);
+            if (problem is not null)
+                throw check.Corrupt($"record at payload byte {record.PayloadOffset} (page {record.PageNumber}, {record.Encoding}): {problem}");
+        }
 
         int applied = 0;
         var records = new PageRecordEnumerator(payload, length, header, validation.Offset);
@@ -137,40 +142,6 @@ internal sealed unsafe class JournalEntryReader : IDisposable
             applied++;
         }
         return applied;
-    }
-
-    /// <summary>
-    /// The first pass of <see cref="Apply{TTarget}"/> on its own, for a valid entry stored uncompressed: every
-    /// page record and diff op checked, nothing written. Null when all are well formed, else the exception
-    /// <see cref="Apply{TTarget}"/> would throw. Thread-safe (it reads the entry only).
-    /// </summary>
-    public static JournalCorruptionException? CheckRecords(byte* entry, in JournalEntryValidation validation)
-    {
-        if (!validation.IsValid || (validation.Header.Flags & JournalEntryFlags.Compressed) != 0)
-            throw new ArgumentException($"Not a valid uncompressed entry: {validation}", nameof(validation));
-        try
-        {
-            ThrowIfBadRecords(entry + JournalEntryHeader.Size, validation.Header.UncompressedPayloadSize, validation);
-            return null;
-        }
-        catch (JournalCorruptionException e)
-        {
-            return e;
-        }
-    }
-
-    private static void ThrowIfBadRecords(byte* payload, long length, in JournalEntryValidation validation)
-    {
-        var check = new PageRecordEnumerator(payload, length, validation.Header, validation.Offset);
-        while (check.MoveNext())
-        {
-            var record = check.Current;
-            if (record.Encoding == PageRecordEncoding.Full)
-                continue;
-            string? problem = PageDiffDecoder.Validate(record.Data, record.EncodedLength, record.Length);
-            if (problem is not null)
-                throw check.Corrupt($"record at payload byte {record.PayloadOffset} (page {record.PageNumber}, {record.Encoding}): {problem}");
-        }
     }
 
     private static void ApplyChecked(in PageRecord record, byte* page, ref PageRecordEnumerator records)

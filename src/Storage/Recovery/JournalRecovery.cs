@@ -28,7 +28,7 @@ internal sealed unsafe class JournalRecovery : IDisposable
     private readonly ILogger _logger;
     private readonly RecoveredPages _pages;
     private readonly JournalEntryReader _reader = new();
-    private readonly JournalReadAhead _readAhead = new();
+    private readonly JournalReadWindow _window = new(readAhead: true);
     private readonly JournalReadWindow _scanWindow = new(readAhead: false);
     private readonly List<(long Sequence, string Path)> _journals = [];
     private readonly List<RetainedJournal> _retained = [];
@@ -81,7 +81,7 @@ internal sealed unsafe class JournalRecovery : IDisposable
                     PalFileSystem.DeleteFile(candidates[later].Path);
                 break;
             }
-            Log.RecoveryProgress(_logger, Path.GetFileName(candidates[k].Path), _replayed, _readAhead.BytesRead);
+            Log.RecoveryProgress(_logger, Path.GetFileName(candidates[k].Path), _replayed, _window.BytesRead);
         }
 
         // Journals before the synced position hold only what the data file has; they can go now that recovery succeeded.
@@ -95,8 +95,8 @@ internal sealed unsafe class JournalRecovery : IDisposable
         var pages = _pages.Complete(lastTransaction);
         var elapsed = Stopwatch.GetElapsedTime(started);
         if (_replayed > 0)
-            Log.RecoveryCompleted(_logger, _replayed, lastTransaction - _replayed + 1, lastTransaction, _readAhead.BytesRead, runs, _pages.Spills,
-                elapsed.TotalMilliseconds, _readAhead.BytesRead / 1e6 / Math.Max(elapsed.TotalSeconds, 1e-9));
+            Log.RecoveryCompleted(_logger, _replayed, lastTransaction - _replayed + 1, lastTransaction, _window.BytesRead, runs, _pages.Spills,
+                elapsed.TotalMilliseconds, _window.BytesRead / 1e6 / Math.Max(elapsed.TotalSeconds, 1e-9));
         return new RecoveryResult
         {
             LastTransactionId = lastTransaction,
@@ -106,7 +106,7 @@ internal sealed unsafe class JournalRecovery : IDisposable
             Position = _position,
             Pages = pages,
             Journals = new JournalFileSet(_highestSequence + 1, _retained, _recyclable, _highestRecyclable + 1),
-            JournalBytesRead = _readAhead.BytesRead,
+            JournalBytesRead = _window.BytesRead,
             DistinctPageRuns = runs,
             Spills = _pages.Spills,
             Elapsed = elapsed,
@@ -151,71 +151,60 @@ internal sealed unsafe class JournalRecovery : IDisposable
         JournalEntryValidation end;
         using (var file = PalFile.Open(path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential))
         {
-            start = offset = sequence == _header.JournalSequence ? Math.Min(_header.JournalOffset, file.GetSize()) : 0;
-            _readAhead.Start(file, start);
-            try
+            _window.Reset(file);
+            start = offset = sequence == _header.JournalSequence ? Math.Min(_header.JournalOffset, _window.FileSize) : 0;
+            while (true)
             {
-                while (true)
+                var validation = _window.Validate(offset, out byte* entry);
+                if (validation.Problem == JournalEntryProblem.UnsupportedVersion)
+                    throw UnsupportedVersion(path, validation);
+                if (!validation.IsValid)
                 {
-                    var validation = _readAhead.Next(out byte* entry, out bool recordsChecked, out var recordProblem);
-                    Debug.Assert(validation.Offset == offset, "the read-ahead walks the journal as replay does");
-                    if (validation.Problem == JournalEntryProblem.UnsupportedVersion)
-                        throw UnsupportedVersion(path, validation);
-                    if (!validation.IsValid)
+                    end = validation;
+                    break;
+                }
+                var header = validation.Header;
+                if (!owners.IsOwn(header))
+                {
+                    offset += validation.EntrySize; // another environment's entry in a shared journal: no part of this log
+                    continue;
+                }
+                long transaction = header.TransactionId;
+                if (transaction < _expected)
+                {
+                    if (appliedHere)
                     {
-                        end = validation;
+                        end = validation; // a stale entry of the file's earlier life: the log ends here
                         break;
                     }
-                    var header = validation.Header;
-                    if (!owners.IsOwn(header))
-                    {
-                        offset += validation.EntrySize; // another environment's entry in a shared journal: no part of this log
-                        continue;
-                    }
-                    long transaction = header.TransactionId;
-                    if (transaction < _expected)
-                    {
-                        if (appliedHere)
-                        {
-                            end = validation; // a stale entry of the file's earlier life: the log ends here
-                            break;
-                        }
-                        if (transaction > _header.LastTransactionId)
-                            throw new JournalCorruptionException(path, offset, transaction,
-                                $"transaction {transaction} was already replayed from an earlier journal (expected {_expected})");
-                        lastHere = Math.Max(lastHere, transaction); // synced already
-                        offset += validation.EntrySize;
-                        continue;
-                    }
-                    if (transaction > _expected)
+                    if (transaction > _header.LastTransactionId)
                         throw new JournalCorruptionException(path, offset, transaction,
-                            $"transaction {_expected} is missing: the log jumps from {_expected - 1} to {transaction} (a journal file is missing or was cut short)");
-                    var pages = _pages;
-                    if (_replayed == 0)
-                        pages.PrefetchDataFile();
-                    try
-                    {
-                        if (recordProblem is not null)
-                            throw recordProblem;
-                        _reader.Apply(entry, validation, ref pages, recordsChecked);
-                    }
-                    catch (JournalCorruptionException e)
-                    {
-                        throw e.InFile(path);
-                    }
-                    _lastEntry = header;
-                    _expected++;
-                    _replayed++;
-                    appliedHere = true;
-                    lastHere = transaction;
+                            $"transaction {transaction} was already replayed from an earlier journal (expected {_expected})");
+                    lastHere = Math.Max(lastHere, transaction); // synced already
                     offset += validation.EntrySize;
-                    _position = new JournalPosition(sequence, offset);
+                    continue;
                 }
-            }
-            finally
-            {
-                // The reader's thread reads this file: it stops before the file closes.
-                _readAhead.Stop();
+                if (transaction > _expected)
+                    throw new JournalCorruptionException(path, offset, transaction,
+                        $"transaction {_expected} is missing: the log jumps from {_expected - 1} to {transaction} (a journal file is missing or was cut short)");
+                var pages = _pages;
+                if (_replayed == 0)
+                    pages.PrefetchDataFile();
+                try
+                {
+                    _reader.Apply(entry, validation, ref pages);
+                }
+                catch (JournalCorruptionException e)
+                {
+                    throw e.InFile(path);
+                }
+                _lastEntry = header;
+                _expected++;
+                _replayed++;
+                appliedHere = true;
+                lastHere = transaction;
+                offset += validation.EntrySize;
+                _position = new JournalPosition(sequence, offset);
             }
         }
 
@@ -231,7 +220,7 @@ internal sealed unsafe class JournalRecovery : IDisposable
         bool shared = links > 1 || owners.Writers is not null;
         if (clean)
         {
-            _retained.Add(new RetainedJournal(sequence, path, _readAhead.FileSize, lastHere, shared));
+            _retained.Add(new RetainedJournal(sequence, path, _window.FileSize, lastHere, shared));
             return true;
         }
 
@@ -240,10 +229,10 @@ internal sealed unsafe class JournalRecovery : IDisposable
         {
             // Other environments read this file under their own names: its bytes are theirs too, so they stay.
             Log.TornSharedJournalTail(_logger, path, offset, end.Reason, links, _expected - 1);
-            _retained.Add(new RetainedJournal(sequence, path, _readAhead.FileSize, lastHere, shared));
+            _retained.Add(new RetainedJournal(sequence, path, _window.FileSize, lastHere, shared));
             return false;
         }
-        long discarded = _readAhead.FileSize - offset;
+        long discarded = _window.FileSize - offset;
         Log.TornJournalTail(_logger, path, offset, end.Reason, discarded, _expected - 1);
         using (var file = PalFile.Open(path, PalOpenFlags.ReadWrite))
         {
@@ -377,8 +366,7 @@ internal sealed unsafe class JournalRecovery : IDisposable
     {
         _pages.Dispose();
         _reader.Dispose();
-        _readAhead.Dispose();
+        _window.Dispose();
         _scanWindow.Dispose();
     }
 }
-

@@ -1,4 +1,3 @@
-using System.Runtime.ExceptionServices;
 using Cairn.Journal;
 using Cairn.Pal;
 using Cairn.Paging;
@@ -91,17 +90,13 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
     /// </summary>
     public List<(long PageNumber, PageVersion Version)> Complete(long transactionId)
     {
-        var runs = _runs.ToArray();
-        var versions = new List<(long, PageVersion)>(runs.Length);
+        var versions = new List<(long, PageVersion)>(_runs.Count);
         var view = CurrentView();
-        var (failedAt, failure) = ValidateCachedRuns(runs);
-        for (int i = 0; i < runs.Length; i++)
+        foreach (var (pageNumber, run) in _runs)
         {
-            var (pageNumber, run) = runs[i];
             if (run.Pointer != 0)
             {
-                if (i == failedAt)
-                    failure!.Throw();
+                PageChecksum.Validate((byte*)run.Pointer, pageNumber, pageNumber + run.PageCount, _dataFile.FilePath);
                 versions.Add((pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount)));
             }
             else
@@ -116,46 +111,6 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
         _cachedBytes = 0;
         versions.Sort((a, b) => a.Item1.CompareTo(b.Item1));
         return versions;
-    }
-
-    // Below this many runs one thread validates them all: starting workers would cost more than it saves.
-    private const int ParallelValidationThreshold = 1024;
-
-    /// <summary>
-    /// Checks the cached runs' checksums on every core (hashing all rebuilt pages is the bulk of the work
-    /// left after the last entry). Returns the index of the first run, in <paramref name="runs"/> order, that
-    /// fails, and its exception, so the caller throws for the same run one thread would have: each worker
-    /// takes a contiguous slice and stops at its first failure, so the lowest failing index is the first.
-    /// </summary>
-    private (int Index, ExceptionDispatchInfo? Failure) ValidateCachedRuns(KeyValuePair<long, Run>[] runs)
-    {
-        int workers = runs.Length < ParallelValidationThreshold ? 1 : Math.Max(1, Environment.ProcessorCount);
-        var failures = new (int Index, ExceptionDispatchInfo? Failure)[workers];
-        string path = _dataFile.FilePath;
-        Parallel.For(0, workers, new ParallelOptions { MaxDegreeOfParallelism = workers }, worker =>
-        {
-            failures[worker] = (-1, null);
-            int from = (int)((long)runs.Length * worker / workers), to = (int)((long)runs.Length * (worker + 1) / workers);
-            for (int i = from; i < to; i++)
-            {
-                var (pageNumber, run) = runs[i];
-                if (run.Pointer == 0)
-                    continue;
-                try
-                {
-                    PageChecksum.Validate((byte*)run.Pointer, pageNumber, pageNumber + run.PageCount, path);
-                }
-                catch (Exception e)
-                {
-                    failures[worker] = (i, ExceptionDispatchInfo.Capture(e));
-                    return;
-                }
-            }
-        });
-        foreach (var found in failures)
-            if (found.Failure is not null)
-                return found;
-        return (-1, null);
     }
 
     /// <summary>Writes every cached run to the data file and keeps only where they are.</summary>

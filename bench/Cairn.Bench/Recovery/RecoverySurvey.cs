@@ -63,7 +63,8 @@ public static class RecoverySurvey
                 foreach (var name in new[] { "cold", "warm" })
                 {
                     var times = runs.Where(r => r.Name == name).Select(r => r.OpenTime.TotalMilliseconds).Order().ToArray();
-                    output.WriteLine($"{name}: median {times[times.Length / 2]:N1} ms of {times.Length} opens (min {times[0]:N1}, max {times[^1]:N1})");
+                    var median = times.Length % 2 == 1 ? times[times.Length / 2] : (times[times.Length / 2 - 1] + times[times.Length / 2]) / 2;
+                    output.WriteLine($"{name}: median {median:N1} ms of {times.Length} opens (min {times[0]:N1}, max {times[^1]:N1})");
                 }
             }
             output.WriteLine();

@@ -139,7 +139,7 @@ internal sealed class RecoveryRun
         }
     }
 
-    private static void Copy(string source, string destination)
+    internal static void Copy(string source, string destination)
     {
         Directory.CreateDirectory(destination);
         foreach (var path in Directory.EnumerateFiles(source, "*", SearchOption.AllDirectories))

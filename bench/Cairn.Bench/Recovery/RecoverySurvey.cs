@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Globalization;
 using Cairn.Bench.Durability;
 using Cairn.Bench.KeyValue;
 
@@ -28,41 +29,44 @@ public static class RecoverySurvey
         var image = Path.Combine(root, "crashed");
         try
         {
-            output.WriteLine($"recovery survey: {options.FillKeys:N0} random keys, then {options.PutsPerTransaction}-put transactions until " +
-                $"{options.JournalBytes >> 20} MiB of journal since the last sync; {root}");
-
-            var fillTime = Fill(image, options);
-            output.WriteLine($"fill: {options.FillKeys:N0} keys in {FillBatch:N0}-put transactions, then a clean close: {fillTime.TotalSeconds:F1} s; " +
-                $"data file {new FileInfo(Path.Combine(image, StorageEnvironment.DataFileName)).Length:N0} bytes");
-
-            var (churn, crashing) = WriteJournal(image, options, output);
-            IReadOnlyList<JournalFileExtent> journals;
-            try
+            ChurnResult churn;
+            long written;
+            if (options.Image is { } saved)
             {
-                // Measured while the environment is still open but idle, as the brief's "before the crash".
-                journals = JournalFiles.Measure(image);
+                image = Path.Combine(saved, "crashed");
+                churn = ReadChurn(saved);
+                written = JournalFiles.Measure(image).Sum(j => j.Written);
+                output.WriteLine($"recovery survey on the saved image {saved}: transactions {churn.TransactionIdAtCleanClose + 1}..{churn.LastCommittedTransactionId}, " +
+                    $"{churn.CommittedKeys:N0} keys, {written:N0} journal bytes written");
             }
-            finally
+            else
             {
-                crashing.SimulateProcessCrash();
+                (churn, written) = Build(image, options, output);
+                if (options.SaveImage is { } target)
+                    Save(image, churn, target);
             }
-            output.WriteLine("simulated a process crash: files closed with no flush, sync or header write");
-            long allocated = journals.Sum(j => j.Size), written = journals.Sum(j => j.Written);
-            output.WriteLine($"journal at the crash: {journals.Count} file(s), {allocated:N0} bytes on disk, {written:N0} bytes written " +
-                $"({(double)written / (1 << 20):F1} MiB; end of each file's last non-zero 4 KiB block)");
-            foreach (var journal in journals)
-                output.WriteLine($"  {journal.Name}: {journal.Size:N0} bytes, {journal.Written:N0} written");
 
-            var runs = new List<RecoveryRun>
+            var runs = new List<RecoveryRun>();
+            for (var round = 0; round < options.Repeat; round++)
             {
-                RecoveryRun.Measure(image, Path.Combine(root, "cold"), cold: true, churn),
-                RecoveryRun.Measure(image, Path.Combine(root, "warm"), cold: false, churn),
-            };
+                runs.Add(RecoveryRun.Measure(image, Path.Combine(root, "cold"), cold: true, churn));
+                runs.Add(RecoveryRun.Measure(image, Path.Combine(root, "warm"), cold: false, churn));
+            }
 
             output.WriteLine();
             output.WriteLine(RecoveryRun.TableHeader);
             foreach (var run in runs)
                 output.WriteLine(run.TableRow(written));
+            if (options.Repeat > 1)
+            {
+                output.WriteLine();
+                foreach (var name in new[] { "cold", "warm" })
+                {
+                    var times = runs.Where(r => r.Name == name).Select(r => r.OpenTime.TotalMilliseconds).Order().ToArray();
+                    var median = times.Length % 2 == 1 ? times[times.Length / 2] : (times[times.Length / 2 - 1] + times[times.Length / 2]) / 2;
+                    output.WriteLine($"{name}: median {median:N1} ms of {times.Length} opens (min {times[0]:N1}, max {times[^1]:N1})");
+                }
+            }
             output.WriteLine();
             foreach (var run in runs)
                 run.WriteDetails(output);
@@ -92,6 +96,55 @@ public static class RecoverySurvey
         {
             Directory.Delete(root, recursive: true);
         }
+    }
+
+    /// <summary>Fills, writes the journal and crashes; returns what was committed and the journal bytes written.</summary>
+    private static (ChurnResult Churn, long Written) Build(string image, RecoverySurveyOptions options, TextWriter output)
+    {
+        output.WriteLine($"recovery survey: {options.FillKeys:N0} random keys, then {options.PutsPerTransaction}-put transactions until " +
+            $"{options.JournalBytes >> 20} MiB of journal since the last sync; {Path.GetDirectoryName(image)}");
+
+        var fillTime = Fill(image, options);
+        output.WriteLine($"fill: {options.FillKeys:N0} keys in {FillBatch:N0}-put transactions, then a clean close: {fillTime.TotalSeconds:F1} s; " +
+            $"data file {new FileInfo(Path.Combine(image, StorageEnvironment.DataFileName)).Length:N0} bytes");
+
+        var (churn, crashing) = WriteJournal(image, options, output);
+        IReadOnlyList<JournalFileExtent> journals;
+        try
+        {
+            // Measured while the environment is still open but idle, as the brief's "before the crash".
+            journals = JournalFiles.Measure(image);
+        }
+        finally
+        {
+            crashing.SimulateProcessCrash();
+        }
+        output.WriteLine("simulated a process crash: files closed with no flush, sync or header write");
+        long allocated = journals.Sum(j => j.Size), written = journals.Sum(j => j.Written);
+        output.WriteLine($"journal at the crash: {journals.Count} file(s), {allocated:N0} bytes on disk, {written:N0} bytes written " +
+            $"({(double)written / (1 << 20):F1} MiB; end of each file's last non-zero 4 KiB block)");
+        foreach (var journal in journals)
+            output.WriteLine($"  {journal.Name}: {journal.Size:N0} bytes, {journal.Written:N0} written");
+        return (churn, written);
+    }
+
+    private const string ChurnFile = "churn.txt";
+
+    /// <summary>Copies the crashed image to <paramref name="target"/>/crashed with what was committed beside it.</summary>
+    private static void Save(string image, ChurnResult churn, string target)
+    {
+        if (Directory.Exists(target))
+            Directory.Delete(target, recursive: true);
+        RecoveryRun.Copy(image, Path.Combine(target, "crashed"));
+        File.WriteAllText(Path.Combine(target, ChurnFile), FormattableString.Invariant(
+            $"{churn.TransactionIdAtCleanClose} {churn.LastCommittedTransactionId} {churn.Transactions} {churn.CommittedKeys}"));
+    }
+
+    private static ChurnResult ReadChurn(string saved)
+    {
+        var parts = File.ReadAllText(Path.Combine(saved, ChurnFile)).Split(' ');
+        return new ChurnResult(long.Parse(parts[0], CultureInfo.InvariantCulture), long.Parse(parts[1], CultureInfo.InvariantCulture),
+            int.Parse(parts[2], CultureInfo.InvariantCulture), long.Parse(parts[3], CultureInfo.InvariantCulture), TimeSpan.Zero, null);
     }
 
     /// <summary>The committed state the crash must preserve.</summary>

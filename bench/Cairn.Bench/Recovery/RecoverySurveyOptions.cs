@@ -14,6 +14,18 @@ public sealed record RecoverySurveyOptions
     /// <summary>Journal bytes to write after the last sync, which recovery must then replay.</summary>
     public long JournalBytes { get; init; } = 256L << 20;
 
+    /// <summary>Rounds of one cold and one warm open, alternating; the table gives each open and the medians.</summary>
+    public int Repeat { get; init; } = 1;
+
+    /// <summary>Where to keep the crashed image (and its <c>churn.txt</c>) for later <c>--image</c> runs; null: deleted.</summary>
+    public string? SaveImage { get; init; }
+
+    /// <summary>
+    /// A crashed image saved by <c>--save-image</c> to open instead of building one, so two builds can be timed
+    /// on the same bytes, run after run.
+    /// </summary>
+    public string? Image { get; init; }
+
     public static RecoverySurveyOptions Parse(IReadOnlyList<string> args)
     {
         var options = new RecoverySurveyOptions();
@@ -25,7 +37,10 @@ public sealed record RecoverySurveyOptions
                 "--keys" => options with { FillKeys = int.Parse(value, CultureInfo.InvariantCulture) },
                 "--puts" => options with { PutsPerTransaction = int.Parse(value, CultureInfo.InvariantCulture) },
                 "--journal-mib" => options with { JournalBytes = long.Parse(value, CultureInfo.InvariantCulture) << 20 },
-                _ => throw new ArgumentException($"unknown option {args[i]}; known: --keys N, --puts N, --journal-mib N"),
+                "--repeat" => options with { Repeat = int.Parse(value, CultureInfo.InvariantCulture) },
+                "--save-image" => options with { SaveImage = Path.GetFullPath(value) },
+                "--image" => options with { Image = Path.GetFullPath(value) },
+                _ => throw new ArgumentException($"unknown option {args[i]}; known: --keys N, --puts N, --journal-mib N, --repeat N, --save-image DIR, --image DIR"),
             };
             i++;
         }

@@ -8,10 +8,13 @@ using Cairn.TestChild;
 //   stress-child ARGS…   the child of a stress campaign (Cairn.Stress.StressChild), which the crash tests kill.
 //   merger-allocations DIR   see MergerAllocationCommand.
 //   allocation-probe ASSEMBLY TYPE METHOD [ARGUMENT]   see AllocationProbeCommand.
+//   restore-until BACKUP TARGET BYTES   see RestoreUntilCommand.
 if (args.Length >= 1 && args[0] == "stress-child")
     return StressChild.Run(args[1..]);
 if (args.Length == 2 && args[0] == "merger-allocations")
     return MergerAllocationCommand.Run(args[1]);
+if (args.Length == 4 && args[0] == "restore-until")
+    return RestoreUntilCommand.Run(args[1], args[2], long.Parse(args[3], System.Globalization.CultureInfo.InvariantCulture));
 if (args.Length >= 1 && args[0] == "allocation-probe")
     return AllocationProbeCommand.Run(args[1..]);
 

@@ -19,7 +19,10 @@ public sealed class BackupOptions
 public readonly record struct BackupProgress(long BytesDone, long BytesTotal);
 
 /// <summary>What a backup or restore produced.</summary>
-/// <param name="TransactionId">The copy holds exactly the transactions up to this one: opening it yields this state.</param>
+/// <param name="TransactionId">
+/// The copy holds exactly the transactions up to this one: opening a plain copy yields this state. A compacted copy
+/// holds this transaction's content but numbers its own transactions afresh.
+/// </param>
 /// <param name="Bytes">Bytes of files written (the data file and the journals recovery will replay).</param>
 /// <param name="Files">Files written.</param>
 /// <param name="Duration">How long it took.</param>

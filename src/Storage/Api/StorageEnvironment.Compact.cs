@@ -55,7 +55,9 @@ public sealed partial class StorageEnvironment
             if (stream is not null)
             {
                 using var copy = Open(new StorageOptions(compacted));
-                result = copy.Backup(stream, new BackupOptions { Progress = options.Progress }, cancellationToken) with { TransactionId = result.TransactionId };
+                var target = new StreamBackupTarget(stream, EnvironmentId) { SourceTransactionId = result.TransactionId };
+                var (_, bytes, files) = copy.CopyHot(target, options.Progress, cancellationToken);
+                result = result with { Bytes = bytes, Files = files };
             }
             return result with { Duration = Stopwatch.GetElapsedTime(started) };
         }

@@ -16,6 +16,12 @@ internal sealed class StreamBackupTarget : IBackupTarget
     private long _remaining;
     private long _files;
 
+    /// <summary>
+    /// The transaction the end record names instead of the copy's own: a compacted copy renumbers its transactions,
+    /// so its stream names the source's transaction whose content it holds.
+    /// </summary>
+    public long? SourceTransactionId { get; init; }
+
     public StreamBackupTarget(Stream stream, Guid environmentId)
     {
         _stream = stream;
@@ -60,7 +66,7 @@ internal sealed class StreamBackupTarget : IBackupTarget
     public void Complete(long transactionId)
     {
         EmitRecordHeader(BackupRecordHeader.EndKind, 0, BackupEndRecord.Size);
-        var end = new BackupEndRecord { TransactionId = transactionId, FileCount = _files };
+        var end = new BackupEndRecord { TransactionId = SourceTransactionId ?? transactionId, FileCount = _files };
         Emit(MemoryMarshal.AsBytes(new Span<BackupEndRecord>(ref end)));
         EmitTrailer(_whole.Current);
         _stream.Flush();

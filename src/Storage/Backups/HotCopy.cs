@@ -36,7 +36,7 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
         // Pages past this length were allocated after P; their first version is journaled against zeros or whole.
         long dataLength = data.GetSize() / StorageConstants.PageSize * StorageConstants.PageSize;
         _total = dataLength + JournalBytesFrom(synced.JournalSequence);
-        CopyDataFile(data, dataLength);
+        Copy(data, dataFilePath, dataFileName, dataLength, headerPages: true);
 
         var (transactionId, end) = durableEnd();
         var journals = JournalsUpTo(end);
@@ -45,23 +45,6 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
             CopyFile(path, JournalFileName.DirectoryName + "/" + name, length);
         target.Complete(Math.Max(transactionId, synced.LastTransactionId));
         return (Math.Max(transactionId, synced.LastTransactionId), _done, 1 + journals.Count);
-    }
-
-    private void CopyDataFile(PalFile data, long length)
-    {
-        target.BeginFile(dataFileName, length);
-        for (long offset = 0; offset < length; offset += ChunkSize)
-        {
-            cancellation.ThrowIfCancellationRequested();
-            var chunk = _buffer.AsSpan(0, (int)Math.Min(ChunkSize, length - offset));
-            int read = data.Read(chunk, offset);
-            if (read != chunk.Length)
-                throw new IOException($"'{dataFilePath}' shrank during the backup (read {read} bytes at offset {offset}, expected {chunk.Length})");
-            if (offset == 0)
-                WriteHeaderPages(chunk);
-            Advance(chunk);
-        }
-        target.EndFile();
     }
 
     /// <summary>Both header copies say P, whatever the flusher's later syncs would have said (they are held anyway).</summary>
@@ -109,6 +92,12 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
     private void CopyFile(string path, string relativePath, long length)
     {
         using var file = PalFile.Open(path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
+        Copy(file, path, relativePath, length, headerPages: false);
+    }
+
+    /// <summary>Copies the first <paramref name="length"/> bytes of <paramref name="file"/>; <paramref name="headerPages"/>: the data file, whose header pages become P.</summary>
+    private void Copy(PalFile file, string path, string relativePath, long length, bool headerPages)
+    {
         target.BeginFile(relativePath, length);
         for (long offset = 0; offset < length; offset += ChunkSize)
         {
@@ -117,6 +106,8 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
             int read = file.Read(chunk, offset);
             if (read != chunk.Length)
                 throw new IOException($"'{path}' is shorter than the backup needs (read {read} bytes at offset {offset}, expected {chunk.Length})");
+            if (headerPages && offset == 0)
+                WriteHeaderPages(chunk);
             Advance(chunk);
         }
         target.EndFile();

@@ -43,5 +43,10 @@ if (args.Length > 0 && args[0] == "--fill-interleaved")
 if (args.Length > 0 && args[0] == "--replica")
     return Cairn.Bench.Shipping.ReplicaRun.Run(args[1..], Console.Out);
 
+// --backup [--mib N] [--rounds N]: backup throughput against the disk's sequential write rate and LMDB's env copy,
+// and 16 merged writers' rate while a backup runs against without, interleaved (docs/benchmarks.md, Backup).
+if (args.Length > 0 && args[0] == "--backup")
+    return Cairn.Bench.Backups.BackupRun.Run(args[1..], Console.Out);
+
 BenchmarkSwitcher.FromAssembly(typeof(Cairn.Bench.BenchScratch).Assembly).Run(args);
 return 0;

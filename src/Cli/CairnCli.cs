@@ -37,6 +37,9 @@ internal static class CairnCli
         Add(VerifyCommand.Create(context), VerifyCommand.Notes);
         Add(DumpCommand.Create(context), DumpCommand.Notes);
         Add(IoStatsCommand.Create(context), IoStatsCommand.Notes);
+        Add(BackupCommand.Create(context), BackupCommand.Notes);
+        Add(RestoreCommand.Create(context), RestoreCommand.Notes);
+        Add(CompactCommand.Create(context), CompactCommand.Notes);
         root.Subcommands.Add(StressCommand.Create(context));
         notes[root.Subcommands[^1]] = StressCommand.Notes + "\n\n" + ExitCodes.Help;
         HelpNotes.Attach(root, notes);

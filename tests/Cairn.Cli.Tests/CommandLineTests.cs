@@ -11,6 +11,9 @@ public class CommandLineTests
     [InlineData("verify")]
     [InlineData("dump")]
     [InlineData("iostats")]
+    [InlineData("backup")]
+    [InlineData("restore")]
+    [InlineData("compact")]
     public void Every_command_has_help_with_the_exit_codes(params string[] command)
     {
         var result = CliRun.Run([.. command, "--help"]);

@@ -9,12 +9,15 @@ using Cairn.TestChild;
 //   merger-allocations DIR   see MergerAllocationCommand.
 //   allocation-probe ASSEMBLY TYPE METHOD [ARGUMENT]   see AllocationProbeCommand.
 //   ship-pair PRIMARY REPLICA CYCLE   see ShipPairCommand (a replica crash test kills it).
+//   restore-until BACKUP TARGET BYTES   see RestoreUntilCommand.
 if (args.Length >= 1 && args[0] == "stress-child")
     return StressChild.Run(args[1..]);
 if (args.Length == 2 && args[0] == "merger-allocations")
     return MergerAllocationCommand.Run(args[1]);
 if (args.Length == 4 && args[0] == "ship-pair")
     return ShipPairCommand.Run(args[1], args[2], int.Parse(args[3], System.Globalization.CultureInfo.InvariantCulture));
+if (args.Length == 4 && args[0] == "restore-until")
+    return RestoreUntilCommand.Run(args[1], args[2], long.Parse(args[3], System.Globalization.CultureInfo.InvariantCulture));
 if (args.Length >= 1 && args[0] == "allocation-probe")
     return AllocationProbeCommand.Run(args[1..]);
 

@@ -50,6 +50,8 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly WriterLock _writer;
     private readonly CommitPipeline _pipeline;
     private readonly FlushScheduler _flusher;
+    // The data file's header copies; read (never written) by a backup while it holds the flusher's syncs.
+    private readonly HeaderStore _headers;
     private readonly ReadContextPool _readContexts = new();
     // The BeginWrite transaction's dirty-page map and freed list, reused: no allocation per commit.
     private readonly Dictionary<long, LowLevelTransaction.DirtyRun> _writerDirtyPages = [];
@@ -70,6 +72,7 @@ public sealed partial class StorageEnvironment : IDisposable
         _journal = opened.Journal;
         IoStats = opened.IoStats;
         _transactionsReplayedAtOpen = opened.TransactionsReplayed;
+        _headers = opened.Headers;
         _failure = new FailureLatch(options.DirectoryPath, logger);
         _states = new StatePublisher(opened.InitialState, _scratch);
         _budget = new ScratchBudget(_scratch, options.MaxScratchBytes, options.ScratchWaitTimeout, _failure, logger);

@@ -51,6 +51,9 @@ internal sealed class FlushScheduler : IDisposable
     // Written by the committer and the flusher with full fences (see FlushOnce), outside the gate.
     private long _unflushedSince;
     private FlushThread? _thread;
+    // Backups in progress (under the gate): while above 0 no sync runs, so the header stays where it was
+    // and no journal is released; flushes go on, so scratch memory stays bounded (docs/design.md, "Backup").
+    private int _syncHolds;
 
     public FlushScheduler(StatePublisher states, IFlushTarget target, ScratchBudget budget, ScratchAllocator scratch, FailureLatch failure,
         FlushSettings settings, IoStats ioStats, ILogger logger, long syncedUpTo, TimeProvider? time = null)
@@ -125,6 +128,9 @@ internal sealed class FlushScheduler : IDisposable
             {
                 throw _failure.Fail("flushing the data file", e);
             }
+            // A backup holds syncs: the checkpoint flushes, and the sync waits for the backup's end.
+            if (_syncHolds > 0)
+                return;
             try
             {
                 SyncOnce(catchUpOlderCopy: true);
@@ -151,6 +157,39 @@ internal sealed class FlushScheduler : IDisposable
     {
         lock (_flushGate)
             FlushOnce();
+    }
+
+    /// <summary>
+    /// Holds every sync (header write and journal release) until the returned hold is disposed; flushes go on.
+    /// Runs <paramref name="whileTakingHold"/> under the gate once no sync is running, so it sees the synced
+    /// header that stays current for as long as the hold lasts.
+    /// </summary>
+    public IDisposable HoldSync(Action whileTakingHold)
+    {
+        lock (_flushGate)
+        {
+            _syncHolds++;
+            whileTakingHold();
+        }
+        return new SyncHold(this);
+    }
+
+    private void ReleaseSyncHold()
+    {
+        lock (_flushGate)
+            _syncHolds--;
+        Wake();
+    }
+
+    private sealed class SyncHold(FlushScheduler owner) : IDisposable
+    {
+        private int _released;
+
+        public void Dispose()
+        {
+            if (Interlocked.Exchange(ref _released, 1) == 0)
+                owner.ReleaseSyncHold();
+        }
     }
 
     /// <summary>One round of the background thread; returns how long it may sleep before the next.</summary>
@@ -188,7 +227,7 @@ internal sealed class FlushScheduler : IDisposable
             // Journals piling up that only the older header copy still needs (no sync came after the last
             // one) are freed by bringing that copy up to date.
             bool catchUpDue = journalsPiling && _target.OlderHeaderTransactionId < _syncedUpTo;
-            if (syncDue || catchUpDue)
+            if ((syncDue || catchUpDue) && _syncHolds == 0)
             {
                 try
                 {
@@ -251,7 +290,7 @@ internal sealed class FlushScheduler : IDisposable
                 untilFlush = Max(untilFlush, _time.GetElapsedTime(now, _retryFlushAt));
             sleep = Min(sleep, untilFlush);
         }
-        if (_flushedUpTo > _syncedUpTo)
+        if (_flushedUpTo > _syncedUpTo && _syncHolds == 0)
             sleep = Min(sleep, _settings.SyncInterval - _time.GetElapsedTime(_lastSyncTimestamp, now));
         if (sleep == Timeout.InfiniteTimeSpan)
             return sleep;

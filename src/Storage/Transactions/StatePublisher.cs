@@ -112,6 +112,17 @@ internal sealed unsafe class StatePublisher
     }
 
     /// <summary>
+    /// The newest published state whose transaction, and every one before it, is durable in the journal (its
+    /// <see cref="EnvironmentState.JournalPosition"/> is known): the current state unless published transactions
+    /// wait for their write, then the one the durable slot pins (kept in the history).
+    /// </summary>
+    public EnvironmentState DurableState()
+    {
+        lock (_stateLock)
+            return _durableUpTo >= _current.TransactionId ? _current : _history.NewestAtOrBefore(_durableUpTo);
+    }
+
+    /// <summary>
     /// The entries of every transaction up to <paramref name="transactionId"/> are durable (their
     /// <see cref="EntryLocation"/>s already hold where): the flusher may flush states up to it.
     /// </summary>

@@ -24,7 +24,7 @@ public class LayerTests
         ["Cairn.Journal", "Cairn.FreeSpace", "Cairn.Trees"],
         ["Cairn.Transactions"],
         ["Cairn.Commit", "Cairn.Flushing", "Cairn.Recovery", "Cairn.Verification", "Cairn.Shipping"],
-        ["Cairn.Opening"],
+        ["Cairn.Opening", "Cairn.Backups"],
         ["Cairn.Merger"],
         [Api],
     ];

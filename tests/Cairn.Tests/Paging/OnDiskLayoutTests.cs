@@ -25,6 +25,9 @@ public class OnDiskLayoutTests
     [InlineData(typeof(LeafNodeHeader), "### Leaf node", 7)]
     [InlineData(typeof(BranchNodeHeader), "### Branch node", 11)]
     [InlineData(typeof(Cairn.Shipping.ShippedEntryFrame), "### Frame (", 64)]
+    [InlineData(typeof(Cairn.Backups.BackupStreamHeader), "### Stream header (", 48)]
+    [InlineData(typeof(Cairn.Backups.BackupRecordHeader), "### Record header (", 32)]
+    [InlineData(typeof(Cairn.Backups.BackupEndRecord), "### End record (", 16)]
     public void Struct_matches_its_byte_table(Type type, string heading, int size)
     {
         Assert.Equal(size, SizeOf(type));

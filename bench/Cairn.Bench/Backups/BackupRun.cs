@@ -1,0 +1,185 @@
+using System.Diagnostics;
+using System.Globalization;
+using Cairn.Bench.Peers.Lmdb;
+using LightningDB;
+
+namespace Cairn.Bench.Backups;
+
+/// <summary>
+/// <c>--backup [--mib N] [--rounds N]</c>: backup throughput on the same data, rounds interleaved so a noisy disk
+/// hits each alike: a plain sequential write of as many bytes (1 MiB writes, then fsync: the disk's rate),
+/// <c>env.Backup(dir)</c> of an idle Cairn environment, and LMDB's <c>mdb_env_copy2</c> (LightningDB's
+/// <c>CopyTo</c>, then an fsync of its file, which LMDB does not do). Then 16 <c>WriteAsync</c> callers' commit rate
+/// while a backup runs against the same callers without one, also interleaved.
+/// </summary>
+public static class BackupRun
+{
+    private const int ValueLength = 400;
+    private const int Callers = 16;
+
+    public static int Run(string[] args, TextWriter output)
+    {
+        int mib = Option(args, "--mib", 256), rounds = Option(args, "--rounds", 3);
+        string root = BenchScratch.Directory("backup");
+        try
+        {
+            int keys = (int)((long)mib << 20) / (ValueLength + 16);
+            string cairnDir = Path.Combine(root, "cairn"), lmdbDir = Path.Combine(root, "lmdb");
+            output.WriteLine($"loading {keys:N0} keys of {ValueLength} bytes into Cairn and LMDB ({mib} MiB of values)");
+            using var env = StorageEnvironment.Open(new StorageOptions(cairnDir));
+            Load(env, keys);
+            env.Checkpoint();
+            Directory.CreateDirectory(lmdbDir);
+            using var lmdb = LmdbPeer.Open(lmdbDir, EnvironmentOpenFlags.None, 4L * mib << 20);
+            Load(lmdb, keys);
+            output.WriteLine($"LMDB: {LmdbPeer.Describe(lmdb)}");
+
+            var (disk, cairn, lmdbCopy) = (new Rate(), new Rate(), new Rate());
+            for (int round = 0; round < rounds; round++)
+            {
+                long size = new FileInfo(Path.Combine(cairnDir, StorageEnvironment.DataFileName)).Length;
+                disk.Add(size, Timed(() => SequentialWrite(Path.Combine(root, "sequential"), size)));
+                string copy = Path.Combine(root, "cairn-copy");
+                var result = default(BackupResult);
+                var cairnTime = Timed(() => result = env.Backup(copy));
+                cairn.Add(result!.Bytes, cairnTime);
+                Directory.Delete(copy, recursive: true);
+                string lcopy = Path.Combine(root, "lmdb-copy");
+                Directory.CreateDirectory(lcopy);
+                var lmdbTime = Timed(() =>
+                {
+                    lmdb.CopyTo(lcopy, compact: false).ThrowOnError();
+                    using var file = new FileStream(Path.Combine(lcopy, "data.mdb"), FileMode.Open, FileAccess.ReadWrite);
+                    file.Flush(flushToDisk: true);
+                });
+                lmdbCopy.Add(new FileInfo(Path.Combine(lcopy, "data.mdb")).Length, lmdbTime);
+                Directory.Delete(lcopy, recursive: true);
+                output.WriteLine($"round {round + 1}: disk {disk.Last}, Cairn backup {cairn.Last}, LMDB copy {lmdbCopy.Last}");
+            }
+            output.WriteLine($"sequential write  {disk}");
+            output.WriteLine($"Cairn env.Backup  {cairn}  = {cairn.MiBPerSecond / disk.MiBPerSecond:0.00}x the disk");
+            output.WriteLine($"LMDB mdb_env_copy2 {lmdbCopy}  Cairn/LMDB = {cairn.MiBPerSecond / lmdbCopy.MiBPerSecond:0.00}");
+
+            WritersDuringBackup(env, root, rounds, output);
+            return 0;
+        }
+        finally
+        {
+            Directory.Delete(root, recursive: true);
+        }
+    }
+
+    /// <summary>16 merged callers: commits per second over a backup's duration, against as long without one, alternating.</summary>
+    private static void WritersDuringBackup(StorageEnvironment env, string root, int rounds, TextWriter output)
+    {
+        long operations = 0;
+        using var stop = new CancellationTokenSource();
+        var callers = Enumerable.Range(0, Callers).Select(c => Task.Run(async () =>
+        {
+            var value = new byte[100];
+            for (long n = 0; !stop.IsCancellationRequested; n++)
+            {
+                await env.WriteAsync((c, n, value), static (tx, s) =>
+                    tx.CreateTree("writers").Put(BitConverter.GetBytes(s.c * 1_000_000_000L + s.n % 100_000), s.value));
+                Interlocked.Increment(ref operations);
+            }
+        })).ToArray();
+        double with = 0, without = 0;
+        for (int round = 0; round < rounds; round++)
+        {
+            long before = Interlocked.Read(ref operations);
+            string copy = Path.Combine(root, "during");
+            var elapsed = Timed(() => env.Backup(copy));
+            double during = (Interlocked.Read(ref operations) - before) / elapsed.TotalSeconds;
+            Directory.Delete(copy, recursive: true);
+            before = Interlocked.Read(ref operations);
+            Thread.Sleep(elapsed);
+            double idle = (Interlocked.Read(ref operations) - before) / elapsed.TotalSeconds;
+            with += during;
+            without += idle;
+            output.WriteLine($"writers round {round + 1}: {during:N0} ops/s during a {elapsed.TotalSeconds:0.0} s backup, {idle:N0} ops/s without");
+        }
+        stop.Cancel();
+        Task.WaitAll(callers);
+        output.WriteLine($"16 WriteAsync callers during a backup: {with / rounds:N0} ops/s, without: {without / rounds:N0} ops/s, ratio {with / without:0.00}");
+    }
+
+    private static void Load(StorageEnvironment env, int keys)
+    {
+        var value = new byte[ValueLength];
+        for (int start = 0; start < keys; start += 50_000)
+        {
+            using var tx = env.BeginWrite();
+            var tree = tx.CreateTree("data");
+            for (int i = start; i < Math.Min(keys, start + 50_000); i++)
+            {
+                Random.Shared.NextBytes(value.AsSpan(0, 16));
+                tree.Put(Key(i), value);
+            }
+            tx.Commit();
+        }
+    }
+
+    private static void Load(LightningEnvironment env, int keys)
+    {
+        var db = LmdbPeer.OpenMainDatabase(env);
+        var value = new byte[ValueLength];
+        for (int start = 0; start < keys; start += 50_000)
+        {
+            using var tx = env.BeginTransaction();
+            for (int i = start; i < Math.Min(keys, start + 50_000); i++)
+            {
+                Random.Shared.NextBytes(value.AsSpan(0, 16));
+                tx.Put(db, Key(i), value).ThrowOnError();
+            }
+            tx.Commit().ThrowOnError();
+        }
+    }
+
+    private static byte[] Key(int i) => System.Text.Encoding.ASCII.GetBytes(i.ToString("D16", CultureInfo.InvariantCulture));
+
+    private static void SequentialWrite(string path, long size)
+    {
+        var block = new byte[1 << 20];
+        Random.Shared.NextBytes(block);
+        using (var file = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.None, bufferSize: 0))
+        {
+            for (long done = 0; done < size; done += block.Length)
+                file.Write(block, 0, (int)Math.Min(block.Length, size - done));
+            file.Flush(flushToDisk: true);
+        }
+        File.Delete(path);
+    }
+
+    private static TimeSpan Timed(Action action)
+    {
+        long start = Stopwatch.GetTimestamp();
+        action();
+        return Stopwatch.GetElapsedTime(start);
+    }
+
+    private static int Option(string[] args, string name, int fallback)
+    {
+        int i = Array.IndexOf(args, name);
+        return i >= 0 && i + 1 < args.Length ? int.Parse(args[i + 1], CultureInfo.InvariantCulture) : fallback;
+    }
+
+    private sealed class Rate
+    {
+        private long _bytes;
+        private TimeSpan _time;
+
+        public string Last { get; private set; } = "";
+
+        public double MiBPerSecond => _bytes / 1048576.0 / _time.TotalSeconds;
+
+        public void Add(long bytes, TimeSpan time)
+        {
+            _bytes += bytes;
+            _time += time;
+            Last = $"{bytes / 1048576.0 / time.TotalSeconds:N0} MiB/s";
+        }
+
+        public override string ToString() => $"{MiBPerSecond:N0} MiB/s ({_bytes / 1048576.0:N0} MiB in {_time.TotalSeconds:0.00} s)";
+    }
+}

@@ -1,0 +1,126 @@
+using System.Diagnostics;
+using Cairn.Backups;
+
+namespace Cairn;
+
+public sealed partial class StorageEnvironment
+{
+    // A compacting copy commits the destination every this many bytes of keys and values, so its scratch memory
+    // stays bounded by the batch, not by the environment's size.
+    private const long CompactBatchBytes = 16L << 20;
+
+    /// <summary>
+    /// Copies the closed (or backed-up) environment in <paramref name="sourceDirectory"/> into
+    /// <paramref name="destinationDirectory"/> (new, or empty) with only the pages in use: every tree is rebuilt key
+    /// by key into a new data file, so free space stays behind. The source is opened (recovering it if need be)
+    /// and read in one snapshot; the destination appears only when complete and synced.
+    /// </summary>
+    /// <exception cref="IOException">The destination is not empty, or a file could not be read or written.</exception>
+    /// <exception cref="EnvironmentLockedException">The source is open in another process or instance (back it up with <see cref="Backup(string, BackupOptions?, CancellationToken)"/> and <see cref="BackupOptions.Compact"/> instead).</exception>
+    public static BackupResult Compact(string sourceDirectory, string destinationDirectory, IProgress<BackupProgress>? progress = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(sourceDirectory);
+        ArgumentException.ThrowIfNullOrEmpty(destinationDirectory);
+        long started = Stopwatch.GetTimestamp();
+        using var staging = new StagingDirectory(destinationDirectory);
+        long transactionId;
+        using (var source = Open(new StorageOptions(sourceDirectory)))
+        {
+            using var destination = Open(new StorageOptions(staging.Path));
+            transactionId = CopyTrees(source, destination, progress, cancellationToken);
+        }
+        // The clean close flushed, synced and deleted the destination's journals: the data file is the whole copy.
+        string dataFile = Path.Combine(staging.Path, DataFileName);
+        var stale = Path.Combine(staging.Path, Journal.Files.JournalFileName.DirectoryName);
+        long bytes = new FileInfo(dataFile).Length;
+        int files = 1 + (Directory.Exists(stale) ? Directory.GetFiles(stale).Length : 0);
+        staging.Commit();
+        return new BackupResult(transactionId, bytes, files, Stopwatch.GetElapsedTime(started));
+    }
+
+    /// <summary>
+    /// A compacting backup of this open environment: a plain hot backup staged on disk (scratch memory stays bounded
+    /// as for any backup), compacted from there with <see cref="Compact"/>, then moved or streamed to the destination.
+    /// </summary>
+    private BackupResult CompactBackup(string? destinationDirectory, BackupOptions options, CancellationToken cancellationToken, Stream? stream)
+    {
+        long started = Stopwatch.GetTimestamp();
+        string parent = Path.GetDirectoryName(Path.GetFullPath(destinationDirectory ?? DirectoryPath.TrimEnd(Path.DirectorySeparatorChar)))!;
+        string raw = Path.Combine(parent, $".cairn-compact-{Guid.NewGuid():N}.raw");
+        string compacted = Path.Combine(parent, $".cairn-compact-{Guid.NewGuid():N}.compacted");
+        try
+        {
+            Backup(raw, new BackupOptions { Progress = options.Progress }, cancellationToken);
+            var result = Compact(raw, stream is null ? destinationDirectory! : compacted, options.Progress, cancellationToken);
+            if (stream is not null)
+            {
+                using var copy = Open(new StorageOptions(compacted));
+                var target = new StreamBackupTarget(stream, EnvironmentId) { SourceTransactionId = result.TransactionId };
+                var (_, bytes, files) = copy.CopyHot(target, options.Progress, cancellationToken);
+                result = result with { Bytes = bytes, Files = files };
+            }
+            return result with { Duration = Stopwatch.GetElapsedTime(started) };
+        }
+        finally
+        {
+            DeleteQuietly(raw);
+            DeleteQuietly(compacted);
+        }
+    }
+
+    private static long CopyTrees(StorageEnvironment source, StorageEnvironment destination, IProgress<BackupProgress>? progress, CancellationToken cancellationToken)
+    {
+        using var read = source.BeginRead();
+        long total = 0;
+        foreach (string name in read.GetTreeNames())
+            total += read.OpenTree(name).Count;
+        long copied = 0;
+        var write = destination.BeginWrite();
+        try
+        {
+            long batch = 0;
+            foreach (string name in read.GetTreeNames())
+            {
+                var tree = write.CreateTree(name);
+                using var cursor = read.OpenTree(name).CreateCursor();
+                for (bool more = cursor.SeekFirst(); more; more = cursor.MoveNext())
+                {
+                    tree.Put(cursor.Key, cursor.Value);
+                    batch += cursor.Key.Length + cursor.Value.Length;
+                    copied++;
+                    if (batch < CompactBatchBytes)
+                        continue;
+                    cancellationToken.ThrowIfCancellationRequested();
+                    write.Commit();
+                    write.Dispose();
+                    write = destination.BeginWrite();
+                    tree = write.OpenTree(name);
+                    batch = 0;
+                    progress?.Report(new BackupProgress(copied, total));
+                }
+            }
+            write.Commit();
+        }
+        finally
+        {
+            write.Dispose();
+        }
+        progress?.Report(new BackupProgress(copied, total));
+        return read.TransactionId;
+    }
+
+    private static void DeleteQuietly(string directory)
+    {
+        try
+        {
+            if (Directory.Exists(directory))
+                Directory.Delete(directory, recursive: true);
+        }
+        catch (IOException)
+        {
+        }
+        catch (UnauthorizedAccessException)
+        {
+        }
+    }
+}

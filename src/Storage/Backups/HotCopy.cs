@@ -1,0 +1,122 @@
+using System.Runtime.InteropServices;
+using Cairn.Journal;
+using Cairn.Journal.Files;
+using Cairn.Pal;
+using Cairn.Paging;
+
+namespace Cairn.Backups;
+
+/// <summary>
+/// A fuzzy copy of an open environment, as a hot physical backup takes it (docs/design.md, "Backup and
+/// restore"). The caller holds the flusher's syncs for the whole copy, so the header <paramref name="synced"/>
+/// (journal position P) stays current and no journal from P on is released; flushes go on. This copies the
+/// data file while the flusher may write into it, so each page holds some version between P and the copy's
+/// end (or a torn mix of two), then the journals from P up to the end of the last durable entry, cut there,
+/// and writes <paramref name="synced"/> into both header copies of the copied data file. Opening the copy
+/// replays every entry from P; diff replay is last-writer-wins per byte, so each page comes out as the last
+/// entry left it (docs/on-disk-format.md, "Diff operations").
+/// </summary>
+/// <remarks>
+/// Correct only because the data file never holds a version whose journal entry is not durable: the flusher
+/// writes only published (journaled) versions, so every version the copy can see lies at or before the
+/// end position taken after the data file was read.
+/// </remarks>
+internal sealed class HotCopy(string dataFilePath, string dataFileName, string journalDirectory, FileHeader synced,
+    Func<(long TransactionId, JournalPosition End)> durableEnd, IBackupTarget target, Action<long, long>? progress, CancellationToken cancellation)
+{
+    private const int ChunkSize = 1 << 20;
+    private readonly byte[] _buffer = GC.AllocateUninitializedArray<byte>(ChunkSize);
+    private long _done;
+    private long _total;
+
+    /// <summary>Copies; returns the transaction the copy opens to, the bytes and the number of files copied.</summary>
+    public (long TransactionId, long Bytes, int Files) Run()
+    {
+        using var data = PalFile.Open(dataFilePath, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
+        // Pages past this length were allocated after P; their first version is journaled against zeros or whole.
+        long dataLength = data.GetSize() / StorageConstants.PageSize * StorageConstants.PageSize;
+        _total = dataLength + JournalBytesFrom(synced.JournalSequence);
+        Copy(data, dataFilePath, dataFileName, dataLength, headerPages: true);
+
+        var (transactionId, end) = durableEnd();
+        var journals = JournalsUpTo(end);
+        _total = dataLength + journals.Sum(j => j.Length);
+        foreach (var (name, path, length) in journals)
+            CopyFile(path, JournalFileName.DirectoryName + "/" + name, length);
+        target.Complete(Math.Max(transactionId, synced.LastTransactionId));
+        return (Math.Max(transactionId, synced.LastTransactionId), _done, 1 + journals.Count);
+    }
+
+    /// <summary>Both header copies say P, whatever the flusher's later syncs would have said (they are held anyway).</summary>
+    private void WriteHeaderPages(Span<byte> firstChunk)
+    {
+        var header = synced;
+        var bytes = MemoryMarshal.AsBytes(new ReadOnlySpan<FileHeader>(in header));
+        for (int copy = 0; copy < 2; copy++)
+        {
+            var page = firstChunk.Slice(copy * StorageConstants.PageSize, StorageConstants.PageSize);
+            page.Clear();
+            bytes.CopyTo(page);
+        }
+    }
+
+    /// <summary>The journals recovery reads from P to <paramref name="end"/>, the last cut at the end of its last durable entry.</summary>
+    private List<(string Name, string Path, long Length)> JournalsUpTo(JournalPosition end)
+    {
+        var journals = new List<(string, string, long)>();
+        bool nothingAfterP = end.Sequence == 0 || end.Sequence < synced.JournalSequence
+            || (end.Sequence == synced.JournalSequence && end.EndOffset <= synced.JournalOffset);
+        if (nothingAfterP || !Directory.Exists(journalDirectory))
+            return journals;
+        foreach (string path in Directory.EnumerateFiles(journalDirectory).Order(StringComparer.Ordinal))
+        {
+            string name = Path.GetFileName(path);
+            if (!JournalFileName.TryParse(name, out long sequence) || sequence < synced.JournalSequence || sequence > end.Sequence)
+                continue;
+            journals.Add((name, path, sequence == end.Sequence ? end.EndOffset : new FileInfo(path).Length));
+        }
+        return journals;
+    }
+
+    private long JournalBytesFrom(long sequence)
+    {
+        if (!Directory.Exists(journalDirectory))
+            return 0;
+        long bytes = 0;
+        foreach (var file in new DirectoryInfo(journalDirectory).EnumerateFiles())
+            if (JournalFileName.TryParse(file.Name, out long s) && s >= sequence)
+                bytes += file.Length;
+        return bytes;
+    }
+
+    private void CopyFile(string path, string relativePath, long length)
+    {
+        using var file = PalFile.Open(path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
+        Copy(file, path, relativePath, length, headerPages: false);
+    }
+
+    /// <summary>Copies the first <paramref name="length"/> bytes of <paramref name="file"/>; <paramref name="headerPages"/>: the data file, whose header pages become P.</summary>
+    private void Copy(PalFile file, string path, string relativePath, long length, bool headerPages)
+    {
+        target.BeginFile(relativePath, length);
+        for (long offset = 0; offset < length; offset += ChunkSize)
+        {
+            cancellation.ThrowIfCancellationRequested();
+            var chunk = _buffer.AsSpan(0, (int)Math.Min(ChunkSize, length - offset));
+            int read = file.Read(chunk, offset);
+            if (read != chunk.Length)
+                throw new IOException($"'{path}' is shorter than the backup needs (read {read} bytes at offset {offset}, expected {chunk.Length})");
+            if (headerPages && offset == 0)
+                WriteHeaderPages(chunk);
+            Advance(chunk);
+        }
+        target.EndFile();
+    }
+
+    private void Advance(ReadOnlySpan<byte> chunk)
+    {
+        target.Write(chunk);
+        _done += chunk.Length;
+        progress?.Invoke(_done, Math.Max(_total, _done));
+    }
+}

@@ -1,0 +1,15 @@
+namespace Cairn.Backups;
+
+/// <summary>Where a backup's files go, one after another: a directory, or one stream.</summary>
+internal interface IBackupTarget
+{
+    /// <summary>Starts the file at <paramref name="relativePath"/> ('/'-separated), exactly <paramref name="length"/> bytes long.</summary>
+    void BeginFile(string relativePath, long length);
+
+    void Write(ReadOnlySpan<byte> data);
+
+    void EndFile();
+
+    /// <summary>After the last file: makes the backup whole and durable, as of <paramref name="transactionId"/>.</summary>
+    void Complete(long transactionId);
+}

@@ -1,0 +1,69 @@
+using Cairn.Pal;
+
+namespace Cairn.Backups;
+
+/// <summary>
+/// A hidden sibling of the directory a backup or restore produces, filled first and renamed into place only
+/// when every file in it is complete and synced: a process killed before the rename leaves the target missing
+/// (or as empty as it was), never half written. A staging folder left by such a kill is named
+/// <c>.{target}.staging-{guid}</c> and may be deleted.
+/// </summary>
+internal sealed class StagingDirectory : IDisposable
+{
+    private readonly string _target;
+    private bool _committed;
+
+    public StagingDirectory(string target)
+    {
+        _target = System.IO.Path.GetFullPath(target.TrimEnd(System.IO.Path.DirectorySeparatorChar));
+        if (File.Exists(_target))
+            throw new IOException($"'{_target}' is a file, not a directory");
+        if (Directory.Exists(_target) && Directory.EnumerateFileSystemEntries(_target).Any())
+            throw new IOException($"'{_target}' is not empty: a backup or restore goes into an empty or new directory");
+        string parent = System.IO.Path.GetDirectoryName(_target) ?? throw new IOException($"'{_target}' has no parent directory");
+        Directory.CreateDirectory(parent);
+        Path = System.IO.Path.Combine(parent, $".{System.IO.Path.GetFileName(_target)}.staging-{Guid.NewGuid():N}");
+        Directory.CreateDirectory(Path);
+    }
+
+    /// <summary>The staging folder's path.</summary>
+    public string Path { get; }
+
+    public string Target => _target;
+
+    /// <summary>A file inside the staging folder ('/'-separated relative path), its folders created.</summary>
+    public string FilePath(string relativePath)
+    {
+        string path = System.IO.Path.Combine(Path, relativePath.Replace('/', System.IO.Path.DirectorySeparatorChar));
+        Directory.CreateDirectory(System.IO.Path.GetDirectoryName(path)!);
+        return path;
+    }
+
+    /// <summary>Syncs every folder of the staging tree (the files are synced by their writers), then renames it into place durably.</summary>
+    public void Commit()
+    {
+        foreach (string folder in Directory.EnumerateDirectories(Path, "*", SearchOption.AllDirectories))
+            PalFileSystem.SyncDirectory(folder);
+        PalFileSystem.SyncDirectory(Path);
+        PalFileSystem.RenameDurable(Path, _target);
+        _committed = true;
+    }
+
+    /// <summary>Deletes the staging folder unless it was committed.</summary>
+    public void Dispose()
+    {
+        if (_committed)
+            return;
+        try
+        {
+            Directory.Delete(Path, recursive: true);
+        }
+        catch (IOException)
+        {
+            // Left behind, it is never mistaken for the target: its name says it is staging.
+        }
+        catch (UnauthorizedAccessException)
+        {
+        }
+    }
+}

@@ -86,6 +86,9 @@ internal sealed unsafe class CommitPipeline : IDisposable
             {
                 _freeSpace.Commit();
                 done = true;
+                // Nothing of its own to write, but a durable commit returns with everything before it durable.
+                if (!lazy)
+                    _queue.WriteQueued();
                 return;
             }
             Prepare(tx, commit);
@@ -155,6 +158,8 @@ internal sealed unsafe class CommitPipeline : IDisposable
             _freeSpace.Commit();
             commit.TransactionId = tx.State.TransactionId;
             commit.EntryLength = 0;
+            // The merger releases such a transaction's callers at once: what came before must be durable by then.
+            _queue.WriteQueued();
             return;
         }
         tx.StampDirtyPages();

@@ -280,4 +280,19 @@ public sealed class LazyCommitTests
         AssertKeys(reopened, threads * commitsEach);
         reopened.Verify();
     }
+
+    [Fact]
+    public void An_empty_durable_commit_writes_the_queue()
+    {
+        using var dir = new TestDirectory("lazy-empty-durable");
+        using var env = StorageEnvironment.Open(Options(dir.Path));
+        long lazy = Put(env, 0, CommitMode.Lazy);
+        using (var tx = env.BeginWrite())
+        {
+            tx.CreateTree(Tree).Delete(Bytes.Key(12345)); // nothing to delete: the transaction changes nothing
+            tx.Commit(CommitMode.Durable);
+        }
+        Assert.Equal(lazy, env.LastCommittedTransactionId);
+        Assert.Equal(lazy, env.LastDurableTransactionId);
+    }
 }

@@ -89,6 +89,22 @@ public sealed partial class StorageEnvironment
     /// <summary>Holds the flusher's syncs, takes the synced header (P), and copies the data file and the journals from P.</summary>
     private (long TransactionId, long Bytes, int Files) CopyHot(IBackupTarget target, IProgress<BackupProgress>? progress, CancellationToken cancellationToken)
     {
+        // Counted before the closing check, as Dispose sets closing before it counts: one of the two sees the other.
+        Interlocked.Increment(ref _backupsRunning);
+        try
+        {
+            ThrowIfDisposed();
+            ObjectDisposedException.ThrowIf(Volatile.Read(ref _closing) != 0, this);
+            return CopyHotCounted(target, progress, cancellationToken);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _backupsRunning);
+        }
+    }
+
+    private (long TransactionId, long Bytes, int Files) CopyHotCounted(IBackupTarget target, IProgress<BackupProgress>? progress, CancellationToken cancellationToken)
+    {
         FileHeader synced = default;
         using var hold = _flusher.HoldSync(() => synced = _headers.Current);
         var copy = new HotCopy(_dataFile.FilePath, DataFileName, _journal.DirectoryPath, synced, DurableEnd, target,

@@ -61,6 +61,10 @@ public sealed partial class StorageEnvironment : IDisposable
     // What recovery replayed at open, for GetInfo.
     private readonly long _transactionsReplayedAtOpen;
     private int _disposed;
+    // Hot copies (Backup) running now, and whether a close is deciding whether it may go on: Dispose refuses to
+    // close the files under a running copy, and a copy does not start while a close goes on.
+    private int _backupsRunning;
+    private int _closing;
 
     private StorageEnvironment(StorageOptions options, ILogger logger, Opening.OpenedEnvironment opened, JournalGroup? joinedGroup = null)
     {
@@ -335,6 +339,7 @@ public sealed partial class StorageEnvironment : IDisposable
             return;
         if (_userWriterOpen)
             throw new LiveTransactionsException(OpenReaders(writerOpen: true), writer: true);
+        ThrowIfBackupRunning();
         // First, because the merger holds the write lock while it works: every queued operation commits.
         StopMerger();
         WriteLazyCommitsForClose();
@@ -345,6 +350,7 @@ public sealed partial class StorageEnvironment : IDisposable
         {
             if (!writerOpen)
                 _writer.Release();
+            Volatile.Write(ref _closing, 0); // still open: backups may start again
             throw new LiveTransactionsException(readers, writerOpen);
         }
         if (Interlocked.Exchange(ref _disposed, 1) != 0)
@@ -358,6 +364,21 @@ public sealed partial class StorageEnvironment : IDisposable
         {
             Log.EnvironmentClosed(_logger, DirectoryPath, _states.Current.TransactionId, how);
             ReleaseResources();
+        }
+    }
+
+    /// <summary>
+    /// A backup copies this environment's files: closing them under it would fail the copy with an I/O error. From
+    /// here on no backup starts (<see cref="CopyHot"/> counts itself, then checks the flag; this sets the flag, then
+    /// counts: one of the two sees the other).
+    /// </summary>
+    private void ThrowIfBackupRunning()
+    {
+        Interlocked.Exchange(ref _closing, 1);
+        if (Volatile.Read(ref _backupsRunning) is > 0 and var backups)
+        {
+            Volatile.Write(ref _closing, 0);
+            throw new BackupRunningException(backups);
         }
     }
 

@@ -81,6 +81,14 @@ public sealed class EnvironmentLockedException(string directory, Exception inner
     public string Directory { get; } = directory;
 }
 
+/// <summary>The environment was disposed while a backup of it was running (it would fail the copy); let the backup end first, or cancel it.</summary>
+public sealed class BackupRunningException(int backups)
+    : InvalidOperationException($"The environment cannot be disposed while {backups} backup(s) of it run; wait for them or cancel them first.")
+{
+    /// <summary>How many backups were running.</summary>
+    public int Backups { get; } = backups;
+}
+
 /// <summary>The environment was disposed while transactions were still open.</summary>
 public sealed class LiveTransactionsException(int readers, bool writer)
     : InvalidOperationException($"The environment cannot be disposed with open transactions ({readers} read, {(writer ? 1 : 0)} write); dispose them first.");

@@ -202,8 +202,9 @@ public sealed partial class StorageEnvironment : IDisposable
                 _metrics.RecordDurableCommit(started);
                 return;
             }
-            // Group commit: the next writer goes on meanwhile; this entry goes out with the ones queued around it.
-            waitFor = _pipeline.CommitForGroupWrite(tx);
+            // Group commit: published and queued as a lazy commit is; the next writer goes on meanwhile, and this
+            // entry goes out with the ones queued around it (a transaction that changed nothing waits for those before it).
+            waitFor = _pipeline.Commit(tx, lazy: true);
         }
         finally
         {

@@ -74,9 +74,12 @@ internal sealed unsafe class CommitPipeline : IDisposable
     /// was wiped). Any other failure of the write leaves its outcome unknown, so the environment fails
     /// (<see cref="EnvironmentFailedException"/>); so does any failure of a write that carries lazily
     /// committed transactions, which readers already see.
-    /// With <paramref name="lazy"/>, the transaction is published without its write, and its entry queued.
+    /// With <paramref name="lazy"/>, the transaction is published without its write, and its entry queued
+    /// (what a group commit does too, before its caller lets the write lock go and waits in
+    /// <see cref="CommitQueue.WaitDurable"/> with the id this returns). Returns the committed transaction's id, or,
+    /// for a transaction that changed nothing, the id of the state it read.
     /// </summary>
-    public void Commit(LowLevelTransaction tx, bool lazy = false)
+    public long Commit(LowLevelTransaction tx, bool lazy = false)
     {
         var commit = _inline;
         bool done = false;
@@ -89,7 +92,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
                 // Nothing of its own to write, but a durable commit returns with everything before it durable.
                 if (!lazy)
                     _queue.WriteQueued();
-                return;
+                return tx.State.TransactionId;
             }
             Prepare(tx, commit);
             if (lazy)
@@ -99,7 +102,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
                 done = true;
                 if (_queue.IsFull)
                     _queue.WriteQueued();
-                return;
+                return commit.TransactionId;
             }
             try
             {
@@ -116,6 +119,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
             }
             Publish(commit);
             done = true;
+            return commit.TransactionId;
         }
         finally
         {
@@ -123,25 +127,6 @@ internal sealed unsafe class CommitPipeline : IDisposable
                 Discard(tx, commit);
             commit.Reset();
         }
-    }
-
-    /// <summary>
-    /// A durable commit while other writers wait for the write lock (group commit): on the writer, under the
-    /// lock, the transaction is prepared, its entry queued and the transaction published, as a lazy commit is;
-    /// the caller then lets the lock go and waits in <see cref="CommitQueue.WaitDurable"/> with its id, which
-    /// this returns (0: it changed nothing, there is nothing to wait for). Consecutive commits go to the journal
-    /// in one write. A failed write fails the environment (the transactions are published already).
-    /// </summary>
-    public long CommitForGroupWrite(LowLevelTransaction tx)
-    {
-        if (tx.DirtyPages.Count == 0 && tx.FreedPages.Count == 0)
-        {
-            Commit(tx);
-            return 0;
-        }
-        long transactionId = tx.State.TransactionId + 1; // what Prepare gives it
-        Commit(tx, lazy: true);
-        return transactionId;
     }
 
     /// <summary>
@@ -198,8 +183,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
     public void Publish(PreparedCommit commit, EntryLocation? lazyEntry = null)
     {
         var tx = commit.Transaction!;
-        _states.PublishCommit(tx, commit.TransactionId, lazyEntry ?? new EntryLocation(commit.Position), durable: lazyEntry is null,
-            commit.StateAfter?.Pages, commit.BuiltOn);
+        _states.PublishCommit(tx, commit.TransactionId, commit.Position, lazyEntry, commit.StateAfter?.Pages, commit.BuiltOn);
         tx.DirtyPages.Clear();
         tx.FreedPages.Clear();
         commit.Allocations.Clear();

@@ -128,13 +128,11 @@ internal sealed unsafe class CommitQueue : IDisposable
     {
         lock (_writeLock)
         {
-            Batch batch;
+            Batch? batch = null;
             lock (_queueLock)
             {
                 ObjectDisposedException.ThrowIf(_disposed, this);
-                if (_open.Count == 0)
-                    batch = null!;
-                else
+                if (_open.Count > 0)
                 {
                     _open.Add(entry, length, transactionId);
                     batch = TakeOpenLocked();

@@ -14,12 +14,13 @@ internal sealed class EnvironmentState(
     PageTable pages,
     RootRecord root,
     MappedView view,
-    EntryLocation entry)
+    JournalPosition journalPosition,
+    EntryLocation? pendingEntry = null)
 {
-    public EnvironmentState(long transactionId, long epoch, PageTable pages, RootRecord root, MappedView view, JournalPosition journalPosition)
-        : this(transactionId, epoch, pages, root, view, new EntryLocation(journalPosition))
-    {
-    }
+    // Set for a transaction published before its entry was written (a lazy or group commit): where the entry ends
+    // once it is. Shared by every state of that transaction (a flush's too). Null otherwise, so a durable commit's
+    // state costs no second object.
+    private readonly EntryLocation? _pendingEntry = pendingEntry;
 
     /// <summary>The last committed transaction this state shows.</summary>
     public long TransactionId { get; } = transactionId;
@@ -47,20 +48,17 @@ internal sealed class EnvironmentState(
     /// filled in when the write lands, before the durable watermark passes it, and only states at or below
     /// that watermark are ever flushed and synced (<see cref="StatePublisher.MarkDurable"/>).
     /// </summary>
-    public JournalPosition JournalPosition => Entry.Position;
-
-    /// <summary>Where the entry of <see cref="TransactionId"/> is, shared by every state of that transaction (a flush's too).</summary>
-    public EntryLocation Entry { get; } = entry;
+    public JournalPosition JournalPosition => _pendingEntry?.Position ?? journalPosition;
 
     /// <summary>The same transaction with another page table and view: what a flush publishes.</summary>
     public EnvironmentState WithPages(long epoch, PageTable pages, MappedView view)
-        => new(TransactionId, epoch, pages, Root, view, Entry);
+        => new(TransactionId, epoch, pages, Root, view, journalPosition, _pendingEntry);
 
-    /// <summary>The state after a committed transaction, on this state's view.</summary>
-    public EnvironmentState Committed(long transactionId, long epoch, PageTable pages, RootRecord root, JournalPosition position)
-        => new(transactionId, epoch, pages, root, View, new EntryLocation(position));
-
-    /// <summary>The state after a committed transaction whose entry's place is <paramref name="entry"/> (known now, or once it is written).</summary>
-    public EnvironmentState Committed(long transactionId, long epoch, PageTable pages, RootRecord root, EntryLocation entry)
-        => new(transactionId, epoch, pages, root, View, entry);
+    /// <summary>
+    /// The state after a committed transaction, on this state's view: its entry ends at <paramref name="position"/>,
+    /// or, with <paramref name="pendingEntry"/>, wherever that says once the entry is written.
+    /// </summary>
+    public EnvironmentState Committed(long transactionId, long epoch, PageTable pages, RootRecord root, JournalPosition position,
+        EntryLocation? pendingEntry = null)
+        => new(transactionId, epoch, pages, root, View, position, pendingEntry);
 }

@@ -73,17 +73,18 @@ internal sealed unsafe class StatePublisher
     /// </summary>
     public void PublishCommit(LowLevelTransaction tx, long transactionId, JournalPosition position,
         PageTable? prepared = null, EnvironmentState? preparedOn = null)
-        => PublishCommit(tx, transactionId, new EntryLocation(position), durable: true, prepared, preparedOn);
+        => PublishCommit(tx, transactionId, position, lazyEntry: null, prepared, preparedOn);
 
     /// <summary>
     /// <see cref="PublishCommit(LowLevelTransaction, long, JournalPosition, PageTable?, EnvironmentState?)"/> for a
-    /// transaction whose entry may not be written yet (<paramref name="durable"/> false: a lazy commit; its
-    /// <paramref name="entry"/> is filled in when it is, and <see cref="MarkDurable"/> follows). A durable
-    /// commit's entry was written after every lazy one before it, so it makes them all durable.
+    /// transaction whose entry may not be written yet (with <paramref name="lazyEntry"/>: filled in when it is, and
+    /// <see cref="MarkDurable"/> follows). A durable commit's entry was written after every queued one before it, so
+    /// it makes them all durable.
     /// </summary>
-    public void PublishCommit(LowLevelTransaction tx, long transactionId, EntryLocation entry, bool durable,
+    public void PublishCommit(LowLevelTransaction tx, long transactionId, JournalPosition position, EntryLocation? lazyEntry,
         PageTable? prepared = null, EnvironmentState? preparedOn = null)
     {
+        bool durable = lazyEntry is null;
         lock (_stateLock)
         {
             var current = _current;
@@ -104,7 +105,7 @@ internal sealed unsafe class StatePublisher
             var pages = prepared is not null && ReferenceEquals(current, preparedOn)
                 ? prepared
                 : WithTransactionPages(current.Pages, tx, transactionId);
-            PublishLocked(current.Committed(transactionId, current.Epoch + 1, pages, tx.Root, entry), retired);
+            PublishLocked(current.Committed(transactionId, current.Epoch + 1, pages, tx.Root, position, lazyEntry), retired);
             if (durable)
                 MarkDurableLocked(transactionId);
             ReclaimLocked();

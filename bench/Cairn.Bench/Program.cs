@@ -48,5 +48,9 @@ if (args.Length > 0 && args[0] == "--replica")
 if (args.Length > 0 && args[0] == "--backup")
     return Cairn.Bench.Backups.BackupRun.Run(args[1..], Console.Out);
 
+// --commit-breakdown [--commits N]: a single durable commit's latency against the journal write inside it (docs/benchmarks.md, Durable commits).
+if (args.Length > 0 && args[0] == "--commit-breakdown")
+    return Cairn.Bench.Durability.CommitBreakdown.Run(args[1..], Console.Out);
+
 BenchmarkSwitcher.FromAssembly(typeof(Cairn.Bench.BenchScratch).Assembly).Run(args);
 return 0;

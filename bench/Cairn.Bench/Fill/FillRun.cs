@@ -18,7 +18,8 @@ public static class FillRun
     [DllImport("libc", EntryPoint = "sync")]
     private static extern void SyncAll();
 
-    private sealed record Fill(string Store, string Mode, string Order, int Round, double Seconds, double SecondsWithSync, long SizeOnDisk, long DeviceBytes);
+    private sealed record Fill(string Store, string Mode, string Order, int Round, double Seconds, double SecondsWithSync, long SizeOnDisk, long DeviceBytes,
+        long JournalBytes, long FlushedBytes, long Syncs);
 
     public static int Run(IReadOnlyList<string> args, TextWriter output)
     {
@@ -47,7 +48,8 @@ public static class FillRun
                             var fill = FillOnce(store, mode, order, round, keys[order], options.BatchSize, Path.Combine(root, $"{store}-{mode}-{order}"), device);
                             fills.Add(fill);
                             output.WriteLine($"  round {round} {mode,-7} {order,-10} {store,-5} {options.Keys / fill.Seconds,12:N0} puts/s  " +
-                                $"(with close+sync {options.Keys / fill.SecondsWithSync,10:N0})  size {Mib(fill.SizeOnDisk),8:N1} MiB  device {Mib(fill.DeviceBytes),9:N1} MiB");
+                                $"(with close+sync {options.Keys / fill.SecondsWithSync,10:N0})  size {Mib(fill.SizeOnDisk),8:N1} MiB  device {Mib(fill.DeviceBytes),9:N1} MiB" +
+                                (store == "cairn" ? $"  (journal {Mib(fill.JournalBytes):N1} MiB, flushed {Mib(fill.FlushedBytes):N1} MiB, {fill.Syncs} syncs)" : ""));
                         }
                     }
                 }
@@ -70,6 +72,7 @@ public static class FillRun
         long before = device?.BytesWritten() ?? 0;
         var clock = Stopwatch.StartNew();
         double seconds;
+        using var tally = new CairnWriteTally();
         using (var opened = BenchStores.Create(store))
         {
             opened.Open(directory, durable: mode == "durable");
@@ -82,7 +85,7 @@ public static class FillRun
         long deviceBytes = device is null ? 0 : device.BytesWritten() - before;
         long size = AllocatedBytes(directory);
         Directory.Delete(directory, recursive: true);
-        return new Fill(store, mode, order, round, seconds, withSync, size, deviceBytes);
+        return new Fill(store, mode, order, round, seconds, withSync, size, deviceBytes, tally.JournalBytes, tally.FlushedBytes, tally.Syncs);
     }
 
     /// <summary>Allocated bytes of every file under the directory (du), not their apparent sizes: a sparse or preallocated file counts as the disk holds it.</summary>

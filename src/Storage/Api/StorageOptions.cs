@@ -68,19 +68,23 @@ public sealed class StorageOptions
     /// <summary>
     /// Committed page versions held in scratch memory past which the background flusher writes the flushable
     /// ones to the data file (those no reader can still need the previous version of). Larger means a page
-    /// rewritten by many commits reaches the disk fewer times: with 1,000 random puts per commit on a
-    /// million keys, 256 MiB writes about a third of the bytes 64 MiB does (docs/benchmarks.md).
+    /// rewritten by many commits is copied to the data file fewer times: a random fill of 3,000,000 keys copied
+    /// 13 GB with 256 MiB and 1.6 GB with 1 GiB (docs/benchmarks.md, "Fills"). Keep it below
+    /// <see cref="MaxScratchBytes"/> (half of it by default): past that limit writers wait while the flusher frees memory.
     /// </summary>
-    public long FlushThresholdBytes { get; init; } = 256L << 20;
+    public long FlushThresholdBytes { get; init; } = 1L << 30;
 
     /// <summary>The longest a committed page version waits in scratch memory before the flusher writes it anyway.</summary>
     public TimeSpan MaxFlushDelay { get; init; } = TimeSpan.FromSeconds(5);
 
     /// <summary>
     /// The longest flushed data stays unsynced: after a flush the data file is synced (and the journals it
-    /// covers deleted) once this much time has passed since the last sync, or sooner when journals pile up.
+    /// covers deleted) once this much time has passed since the last sync, or sooner when the journals kept
+    /// reach twice <see cref="MaxJournalSize"/>. Every sync writes each page dirtied since the previous one, so
+    /// a shorter interval writes a page rewritten across intervals more often; a longer one leaves more journal
+    /// to replay after a crash (bounded by the same twice <see cref="MaxJournalSize"/>).
     /// </summary>
-    public TimeSpan SyncInterval { get; init; } = TimeSpan.FromSeconds(5);
+    public TimeSpan SyncInterval { get; init; } = TimeSpan.FromSeconds(30);
 
     /// <summary>
     /// Scratch memory (modified and committed-but-unflushed page versions) past which a new write transaction

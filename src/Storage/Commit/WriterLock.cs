@@ -11,10 +11,9 @@ namespace Cairn.Commit;
 /// </summary>
 internal sealed class WriterLock(StatePublisher states, FreeSpaceMap freeSpace, ScratchBudget scratch, FailureLatch failure) : IDisposable
 {
-    // The write lock: one holder at a time (see the summary for who holds it and for how long).
-    private readonly SemaphoreSlim _lock = new(1, 1);
-    // Threads inside Acquire/TryAcquire: a durable commit with others waiting lets the lock go before its write.
-    private int _waiting;
+    // The write lock: one holder at a time (see the summary for who holds it and for how long). Its waiters
+    // sleep instead of spinning, and a durable commit with others waiting lets it go before its write.
+    private readonly HandoffLock _lock = new();
     private readonly int _slot = states.Readers.Reserve();
 
     /// <summary>Runs before a writer waits for scratch memory (the lazy commits' queue is written, so the flusher can move their pages).</summary>
@@ -24,28 +23,13 @@ internal sealed class WriterLock(StatePublisher states, FreeSpaceMap freeSpace, 
     public int ReaderSlot => _slot;
 
     /// <summary>Whether another thread is waiting for the lock (a <c>BeginWrite</c> caller or the merger).</summary>
-    public bool OthersWaiting => Volatile.Read(ref _waiting) > 0;
+    public bool OthersWaiting => _lock.Waiting > 0;
 
-    public bool TryAcquire(TimeSpan timeout)
-    {
-        if (_lock.Wait(0))
-            return true;
-        if (timeout == TimeSpan.Zero)
-            return false;
-        Interlocked.Increment(ref _waiting);
-        try
-        {
-            return _lock.Wait(timeout);
-        }
-        finally
-        {
-            Interlocked.Decrement(ref _waiting);
-        }
-    }
+    public bool TryAcquire(TimeSpan timeout) => _lock.TryEnter(timeout);
 
     public void Acquire() => TryAcquire(Timeout.InfiniteTimeSpan);
 
-    public void Release() => _lock.Release();
+    public void Release() => _lock.Exit();
 
     /// <summary>
     /// With the lock held: refuses a failed environment, waits for scratch memory if it is over its limit,
@@ -104,8 +88,11 @@ internal sealed class WriterLock(StatePublisher states, FreeSpaceMap freeSpace, 
     public void StopWriting()
     {
         states.Readers.MarkIdle(_slot);
-        _lock.Release();
+        _lock.Exit();
     }
 
-    public void Dispose() => _lock.Dispose();
+    public void Dispose()
+    {
+        // Nothing to release: the lock's waiters own their signals (one per thread).
+    }
 }

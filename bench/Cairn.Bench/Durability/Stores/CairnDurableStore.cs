@@ -7,17 +7,21 @@ namespace Cairn.Bench.Durability.Stores;
 /// O_DIRECT|O_DSYNC write; before that Commit writes nothing and these figures mean nothing.
 /// </summary>
 /// <param name="useTreeHandle">Open the tree through a <see cref="TreeHandle"/> (kept by the writer) instead of by name.</param>
-public sealed class CairnDurableStore(bool useTreeHandle = false) : IDurableStore
+public sealed class CairnDurableStore(bool useTreeHandle = false) : IDurableStore, IDurableLogCounter
 {
+    // Enough I/O records for a benchmark round of every commit its own journal write (8,192 at most) plus flushes.
+    private const int IoRecords = 16_384;
+
     internal const string TreeName = "kv";
 
     private StorageEnvironment? _env;
+    private long _lastCountedSequence = -1;
 
     public void Open(string directory)
     {
         if (_env is not null)
             throw new InvalidOperationException("already open");
-        _env = StorageEnvironment.Open(new StorageOptions(directory));
+        _env = StorageEnvironment.Open(new StorageOptions(directory) { IoStatsCapacity = IoRecords });
         using var tx = _env.BeginWrite();
         tx.CreateTree(TreeName);
         tx.Commit();
@@ -38,6 +42,26 @@ public sealed class CairnDurableStore(bool useTreeHandle = false) : IDurableStor
             return -1;
         value.CopyTo(destination);
         return value.Length;
+    }
+
+    public string LogWriteName => "journal write";
+
+    /// <summary>Journal writes recorded in <see cref="StorageEnvironment.IoStats"/> since the previous call: with group commit, several commits share one.</summary>
+    public long LogWritesSinceLastRead()
+    {
+        var operations = Env.IoStats.Snapshot();
+        if (operations.Length > 0 && _lastCountedSequence >= 0 && operations[0].Sequence > _lastCountedSequence + 1)
+            throw new InvalidOperationException($"more than {IoRecords} I/O operations between two reads: journal writes would go uncounted");
+        long writes = 0;
+        foreach (var operation in operations)
+        {
+            if (operation.Sequence <= _lastCountedSequence)
+                continue;
+            _lastCountedSequence = operation.Sequence;
+            if (operation.Kind == Cairn.Diagnostics.IoOperationKind.JournalWrite)
+                writes++;
+        }
+        return writes;
     }
 
     public void Dispose()

@@ -70,6 +70,7 @@ public static class RecoverySurvey
                         continue;
                     var times = ofKind.Select(r => r.OpenTime.TotalMilliseconds).Order().ToArray();
                     output.WriteLine($"{name}: median {Median(times):N1} ms of {times.Length} opens (min {times[0]:N1}, max {times[^1]:N1}); " +
+                        $"CPU median {Median([.. ofKind.Select(r => r.OpenCpuTime.TotalMilliseconds).Order()]):N0} ms; " +
                         $"journal read alone median {Median([.. ofKind.Select(r => r.JournalReadTime.TotalMilliseconds).Order()]):N1} ms; " +
                         $"open / read median {Median([.. ofKind.Select(r => r.OpenOverRead).Order()]):F2}");
                 }

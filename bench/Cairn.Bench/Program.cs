@@ -14,6 +14,10 @@ if (args.Length > 0 && args[0] == "--journal-survey")
 if (args.Length > 0 && args[0] == "--recovery-survey")
     return Cairn.Bench.Recovery.RecoverySurvey.Run(args[1..], Console.Out);
 
+// --recovery-open DIR KEYS LAST CLEAN: one timed open and read-back, the child process of --recovery-survey --fresh-process.
+if (args.Length == 5 && args[0] == "--recovery-open")
+    return Cairn.Bench.Recovery.RecoveryRun.RunChild(args[1..], Console.Out);
+
 // --concurrent-interleaved [--callers N,..] [--rounds N] [--commits N] [--stores a,..] [--baselines a,..]: the concurrent
 // durable-commit comparison with the stores measured in alternating rounds (ratios that survive a noisy disk).
 if (args.Length > 0 && args[0] == "--concurrent-interleaved")

@@ -1,4 +1,6 @@
 using System.Diagnostics;
+using System.Globalization;
+using System.Text.Json;
 using Cairn.Bench.Durability;
 using Cairn.Bench.KeyValue;
 using Microsoft.Extensions.Logging;
@@ -29,6 +31,18 @@ internal sealed class RecoveryRun
 
     public TimeSpan OpenTime { get; private set; }
 
+    /// <summary>CPU time of the whole process (every thread) during the open: less sensitive than <see cref="OpenTime"/> to other processes on a loaded machine.</summary>
+    public TimeSpan OpenCpuTime { get; private set; }
+
+    /// <summary>
+    /// The disk-speed peer, measured just before the open under the same page-cache condition: reading the
+    /// journal bytes to replay (each file up to its written end) front to back in 4 MiB reads, and nothing else.
+    /// </summary>
+    public TimeSpan JournalReadTime { get; private set; }
+
+    /// <summary>Open time ÷ <see cref="JournalReadTime"/>: 1.0 would be recovery at the speed of reading its journal.</summary>
+    public double OpenOverRead => OpenTime / JournalReadTime;
+
     public long LastCommittedAfterOpen { get; private set; }
 
     public IReadOnlyList<EngineLogCapture.Entry> EngineLog { get; private set; } = [];
@@ -41,38 +55,108 @@ internal sealed class RecoveryRun
 
     public bool ReadBackPassed => Missing == 0 && Wrong == 0 && LastCommittedAfterOpen == Churn.LastCommittedTransactionId;
 
-    public static RecoveryRun Measure(string image, string directory, bool cold, RecoverySurvey.ChurnResult churn)
+    public static RecoveryRun Measure(string image, string directory, bool cold, RecoverySurvey.ChurnResult churn,
+        IReadOnlyList<JournalFileExtent> journals, bool freshProcess)
     {
         Copy(image, directory);
         string cache;
+        TimeSpan readTime;
         if (cold)
         {
+            Recovery.PageCache.TryDrop();
+            readTime = ReadJournals(directory, journals);
             var (dropped, how) = Recovery.PageCache.TryDrop();
             cache = dropped ? $"dropped ({how})" : $"NOT dropped: {how}";
         }
         else
         {
             Recovery.PageCache.Warm(directory);
+            readTime = ReadJournals(directory, journals);
             cache = "warm (every file read after the copy)";
         }
 
-        var run = new RecoveryRun(cold ? "cold" : "warm", cache, churn);
-        var log = new EngineLogCapture();
-        var stopwatch = Stopwatch.StartNew();
-        var env = StorageEnvironment.Open(new StorageOptions(directory) { LoggerFactory = log });
-        run.OpenTime = stopwatch.Elapsed;
+        var run = new RecoveryRun(cold ? "cold" : "warm", cache, churn) { JournalReadTime = readTime };
         try
         {
-            run.LastCommittedAfterOpen = env.LastCommittedTransactionId;
-            run.ReadBack(env, churn.CommittedKeys);
+            if (freshProcess)
+                run.OpenInChildProcess(directory);
+            else
+                run.OpenAndReadBack(directory);
+        }
+        finally
+        {
+            Directory.Delete(directory, recursive: true);
+        }
+        return run;
+    }
+
+    private void OpenAndReadBack(string directory)
+    {
+        var log = new EngineLogCapture();
+        var cpu = Process.GetCurrentProcess().TotalProcessorTime;
+        var stopwatch = Stopwatch.StartNew();
+        var env = StorageEnvironment.Open(new StorageOptions(directory) { LoggerFactory = log });
+        OpenTime = stopwatch.Elapsed;
+        OpenCpuTime = Process.GetCurrentProcess().TotalProcessorTime - cpu;
+        try
+        {
+            LastCommittedAfterOpen = env.LastCommittedTransactionId;
+            ReadBack(env, Churn.CommittedKeys);
         }
         finally
         {
             env.Dispose();
-            run.EngineLog = log.Entries;
-            Directory.Delete(directory, recursive: true);
+            EngineLog = log.Entries;
         }
-        return run;
+    }
+
+    /// <summary>What a child process reports back (one JSON line on its standard output).</summary>
+    private sealed record ChildReport(double OpenMs, double OpenCpuMs, long LastCommitted, long Missing, long Wrong, long FirstMissing, List<ChildLogEntry> Log);
+
+    private sealed record ChildLogEntry(LogLevel Level, int Id, string Message, Dictionary<string, double> Numbers);
+
+    /// <summary>
+    /// The open of a restarting application: a new process of this benchmark (<c>--recovery-open DIR KEYS
+    /// LAST</c>) opens the copy and reads it back, so nothing it does is helped by code already compiled or memory
+    /// already faulted in by earlier opens in this process.
+    /// </summary>
+    private void OpenInChildProcess(string directory)
+    {
+        var start = new ProcessStartInfo(Environment.ProcessPath!) { RedirectStandardOutput = true, UseShellExecute = false };
+        foreach (var argument in Environment.GetCommandLineArgs().Take(1).Where(a => a.EndsWith(".dll", StringComparison.Ordinal)))
+            start.ArgumentList.Add(argument);
+        foreach (var argument in new[] { "--recovery-open", directory, Churn.CommittedKeys.ToString(CultureInfo.InvariantCulture),
+            Churn.LastCommittedTransactionId.ToString(CultureInfo.InvariantCulture), Churn.TransactionIdAtCleanClose.ToString(CultureInfo.InvariantCulture) })
+            start.ArgumentList.Add(argument);
+        using var child = Process.Start(start)!;
+        string output = child.StandardOutput.ReadToEnd();
+        child.WaitForExit();
+        if (child.ExitCode != 0)
+            throw new InvalidOperationException($"the child open exited with {child.ExitCode}: {output}");
+        var report = JsonSerializer.Deserialize<ChildReport>(output.Trim().Split('\n')[^1])!;
+        OpenTime = TimeSpan.FromMilliseconds(report.OpenMs);
+        OpenCpuTime = TimeSpan.FromMilliseconds(report.OpenCpuMs);
+        LastCommittedAfterOpen = report.LastCommitted;
+        Missing = report.Missing;
+        Wrong = report.Wrong;
+        FirstMissing = report.FirstMissing;
+        EngineLog = [.. report.Log.Select(e => new EngineLogCapture.Entry(e.Level, new EventId(e.Id), e.Message,
+            [.. e.Numbers.Select(n => new KeyValuePair<string, object?>(n.Key, n.Value))]))];
+    }
+
+    /// <summary>The child's side of <see cref="OpenInChildProcess"/>: <c>--recovery-open DIR KEYS LAST CLEAN</c>.</summary>
+    public static int RunChild(IReadOnlyList<string> args, TextWriter output)
+    {
+        var churn = new RecoverySurvey.ChurnResult(long.Parse(args[3], CultureInfo.InvariantCulture), long.Parse(args[2], CultureInfo.InvariantCulture),
+            0, long.Parse(args[1], CultureInfo.InvariantCulture), TimeSpan.Zero, null);
+        var run = new RecoveryRun("child", "", churn);
+        run.OpenAndReadBack(args[0]);
+        var log = run.EngineLog.Select(e => new ChildLogEntry(e.Level, e.EventId.Id, e.Message,
+            e.Values.Where(v => v.Value is IConvertible and not string)
+                .ToDictionary(v => v.Key, v => ((IConvertible)v.Value!).ToDouble(CultureInfo.InvariantCulture)))).ToList();
+        output.WriteLine(JsonSerializer.Serialize(new ChildReport(run.OpenTime.TotalMilliseconds, run.OpenCpuTime.TotalMilliseconds, run.LastCommittedAfterOpen, run.Missing, run.Wrong,
+            run.FirstMissing, log)));
+        return 0;
     }
 
     /// <summary>
@@ -92,14 +176,14 @@ internal sealed class RecoveryRun
         var readBack = Missing == 0 && Wrong == 0
             ? $"all {Churn.CommittedKeys:N0}"
             : $"**FAILED**: {Missing:N0} missing, {Wrong:N0} wrong of {Churn.CommittedKeys:N0}";
-        return $"| {Name} | {PageCache} | {OpenTime.TotalMilliseconds:N1} ms | {journalWritten:N0} | {read} | {transactions} | " +
-            $"{recovered:N0} of {committed:N0} | {rate} | {OpenTime.TotalSeconds:F3} | {readBack} |";
+        return $"| {Name} | {PageCache} | {OpenTime.TotalMilliseconds:N1} ms | {OpenCpuTime.TotalMilliseconds:N0} ms | {JournalReadTime.TotalMilliseconds:N1} ms | {OpenOverRead:F2} | " +
+            $"{journalWritten:N0} | {read} | {transactions} | {recovered:N0} of {committed:N0} | {rate} | {OpenTime.TotalSeconds:F3} | {readBack} |";
     }
 
     public const string TableHeader =
-        "| run | page cache | open time | journal to replay (bytes written) | journal bytes read (engine) | transactions replayed (engine) | " +
-        "transactions recovered / committed since the last sync | replay MB/s | open / 1 s target | committed keys read back |\n" +
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |";
+        "| run | page cache | open time | open CPU time (process) | journal read alone (peer) | open / read | journal to replay (bytes written) | journal bytes read (engine) | " +
+        "transactions replayed (engine) | transactions recovered / committed since the last sync | replay MB/s | open / 1 s target | committed keys read back |\n" +
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |";
 
     public void WriteDetails(TextWriter output)
     {
@@ -137,6 +221,26 @@ internal sealed class RecoveryRun
                 Wrong++;
             }
         }
+    }
+
+    /// <summary>Reads each journal file of the copy up to its written end, in file order, 4 MiB at a time.</summary>
+    private static TimeSpan ReadJournals(string directory, IReadOnlyList<JournalFileExtent> journals)
+    {
+        var buffer = new byte[4 << 20];
+        var stopwatch = Stopwatch.StartNew();
+        foreach (var journal in journals)
+        {
+            using var stream = new FileStream(Path.Combine(JournalFiles.DirectoryOf(directory), journal.Name), FileMode.Open, FileAccess.Read,
+                FileShare.ReadWrite, bufferSize: 0);
+            for (long left = journal.Written; left > 0;)
+            {
+                int got = stream.Read(buffer, 0, (int)Math.Min(buffer.Length, left));
+                if (got == 0)
+                    break;
+                left -= got;
+            }
+        }
+        return stopwatch.Elapsed;
     }
 
     internal static void Copy(string source, string destination)

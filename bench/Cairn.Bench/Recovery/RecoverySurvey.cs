@@ -46,11 +46,14 @@ public static class RecoverySurvey
                     Save(image, churn, target);
             }
 
+            var journals = JournalFiles.Measure(image);
             var runs = new List<RecoveryRun>();
             for (var round = 0; round < options.Repeat; round++)
             {
-                runs.Add(RecoveryRun.Measure(image, Path.Combine(root, "cold"), cold: true, churn));
-                runs.Add(RecoveryRun.Measure(image, Path.Combine(root, "warm"), cold: false, churn));
+                if (options.Only != "warm")
+                    runs.Add(RecoveryRun.Measure(image, Path.Combine(root, "cold"), cold: true, churn, journals, options.FreshProcess));
+                if (options.Only != "cold")
+                    runs.Add(RecoveryRun.Measure(image, Path.Combine(root, "warm"), cold: false, churn, journals, options.FreshProcess));
             }
 
             output.WriteLine();
@@ -62,9 +65,14 @@ public static class RecoverySurvey
                 output.WriteLine();
                 foreach (var name in new[] { "cold", "warm" })
                 {
-                    var times = runs.Where(r => r.Name == name).Select(r => r.OpenTime.TotalMilliseconds).Order().ToArray();
-                    var median = times.Length % 2 == 1 ? times[times.Length / 2] : (times[times.Length / 2 - 1] + times[times.Length / 2]) / 2;
-                    output.WriteLine($"{name}: median {median:N1} ms of {times.Length} opens (min {times[0]:N1}, max {times[^1]:N1})");
+                    var ofKind = runs.Where(r => r.Name == name).ToArray();
+                    if (ofKind.Length == 0)
+                        continue;
+                    var times = ofKind.Select(r => r.OpenTime.TotalMilliseconds).Order().ToArray();
+                    output.WriteLine($"{name}: median {Median(times):N1} ms of {times.Length} opens (min {times[0]:N1}, max {times[^1]:N1}); " +
+                        $"CPU median {Median([.. ofKind.Select(r => r.OpenCpuTime.TotalMilliseconds).Order()]):N0} ms; " +
+                        $"journal read alone median {Median([.. ofKind.Select(r => r.JournalReadTime.TotalMilliseconds).Order()]):N1} ms; " +
+                        $"open / read median {Median([.. ofKind.Select(r => r.OpenOverRead).Order()]):F2}");
                 }
             }
             output.WriteLine();
@@ -97,6 +105,9 @@ public static class RecoverySurvey
             Directory.Delete(root, recursive: true);
         }
     }
+
+    private static double Median(double[] sorted) =>
+        sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[sorted.Length / 2 - 1] + sorted[sorted.Length / 2]) / 2;
 
     /// <summary>Fills, writes the journal and crashes; returns what was committed and the journal bytes written.</summary>
     private static (ChurnResult Churn, long Written) Build(string image, RecoverySurveyOptions options, TextWriter output)

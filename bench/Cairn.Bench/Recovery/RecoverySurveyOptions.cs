@@ -26,11 +26,25 @@ public sealed record RecoverySurveyOptions
     /// </summary>
     public string? Image { get; init; }
 
+    /// <summary>Which opens each round makes: "both" (cold then warm), "cold" or "warm" (to profile one kind alone).</summary>
+    public string Only { get; init; } = "both";
+
+    /// <summary>
+    /// Each open in a new process, as an application restarting after a crash opens: with nothing compiled
+    /// and no memory faulted in by earlier opens (which in one process make later opens faster than a restart).
+    /// </summary>
+    public bool FreshProcess { get; init; }
+
     public static RecoverySurveyOptions Parse(IReadOnlyList<string> args)
     {
         var options = new RecoverySurveyOptions();
         for (var i = 0; i < args.Count; i++)
         {
+            if (args[i] == "--fresh-process")
+            {
+                options = options with { FreshProcess = true };
+                continue;
+            }
             var value = i + 1 < args.Count ? args[i + 1] : throw new ArgumentException($"{args[i]} needs a value");
             options = args[i] switch
             {
@@ -40,7 +54,8 @@ public sealed record RecoverySurveyOptions
                 "--repeat" => options with { Repeat = int.Parse(value, CultureInfo.InvariantCulture) },
                 "--save-image" => options with { SaveImage = Path.GetFullPath(value) },
                 "--image" => options with { Image = Path.GetFullPath(value) },
-                _ => throw new ArgumentException($"unknown option {args[i]}; known: --keys N, --puts N, --journal-mib N, --repeat N, --save-image DIR, --image DIR"),
+                "--only" when value is "cold" or "warm" or "both" => options with { Only = value },
+                _ => throw new ArgumentException($"unknown option {args[i]}; known: --keys N, --puts N, --journal-mib N, --repeat N, --save-image DIR, --image DIR, --only cold|warm|both, --fresh-process"),
             };
             i++;
         }

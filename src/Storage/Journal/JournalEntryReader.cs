@@ -103,6 +103,9 @@ internal sealed unsafe class JournalEntryReader : IDisposable
     /// how many it applied. Every record and diff op is checked before the first byte is written, so
     /// a <see cref="JournalCorruptionException"/> leaves the target untouched.
     /// </summary>
+    // Replay calls this once per entry and loops over every record inside: optimized from its first call, as
+    // recovery runs once per process, before tiered compilation would have promoted it.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public int Apply<TTarget>(byte* entry, in JournalEntryValidation validation, ref TTarget target)
         where TTarget : IJournalPageTarget, allows ref struct
     {

@@ -33,6 +33,8 @@ internal unsafe ref struct PageRecordEnumerator
 
     public PageRecord Current { get; private set; }
 
+    // Called for every page record a replay checks and applies: optimized from its first call (see JournalEntryReader.Apply).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public bool MoveNext()
     {
         if (_index == _records)

@@ -29,7 +29,11 @@ internal sealed unsafe class JournalRecovery : IDisposable
     private readonly RecoveredPages _pages;
     private readonly JournalEntryReader _reader = new();
     private readonly JournalReadWindow _window = new(readAhead: true);
+    // Scans that read a file's first entry only (whether the next journal continues the log).
     private readonly JournalReadWindow _scanWindow = new(readAhead: false);
+    // The scan of everything after the log's end (up to a whole pre-zeroed journal): read ahead like the replay, or a
+    // cold open waits on each of its reads.
+    private readonly JournalReadWindow _tailWindow = new(readAhead: true);
     private readonly List<(long Sequence, string Path)> _journals = [];
     private readonly List<RetainedJournal> _retained = [];
     private readonly List<RecyclableJournal> _recyclable = [];
@@ -327,13 +331,13 @@ internal sealed unsafe class JournalRecovery : IDisposable
         {
             string path = journals[j].Path;
             using var file = PalFile.Open(path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
-            _scanWindow.Reset(file);
+            _tailWindow.Reset(file);
             long position = j == index ? offset + JournalEntryHeader.Alignment : 0;
             if (j == index && end.IsValid)
                 position = offset + end.EntrySize; // a stale entry: nothing inside it can be an entry start
-            for (; position + JournalEntryHeader.Size <= _scanWindow.FileSize; position += JournalEntryHeader.Alignment)
+            for (; position + JournalEntryHeader.Size <= _tailWindow.FileSize; position += JournalEntryHeader.Alignment)
             {
-                var found = _scanWindow.Validate(position, out _);
+                var found = _tailWindow.Validate(position, out _);
                 if (!found.IsValid || found.Header.TransactionId < _expected || found.Header.EnvironmentId != _header.EnvironmentId)
                     continue;
                 if (j == index && position - found.Header.OffsetInWrite <= offset)
@@ -388,5 +392,6 @@ internal sealed unsafe class JournalRecovery : IDisposable
         _reader.Dispose();
         _window.Dispose();
         _scanWindow.Dispose();
+        _tailWindow.Dispose();
     }
 }

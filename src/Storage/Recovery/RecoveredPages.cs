@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Cairn.Journal;
 using Cairn.Pal;
 using Cairn.Paging;
@@ -22,14 +23,10 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
     private readonly DataFile _dataFile;
     private readonly ScratchAllocator _scratch;
     private readonly long _budgetBytes;
-    // First page of each rebuilt run → where it is (Pointer 0: written to the data file by a spill).
-    private readonly Dictionary<long, Run> _runs = [];
-    // Pages inside multi-page runs (not their first page) → the run's first page, to find overlaps.
-    private readonly Dictionary<long, long> _interiors = [];
+    // Every rebuilt run by its first page, and where it is (Pointer 0: written to the data file by a spill).
+    private readonly PageRunMap _runs = new();
     private MappedView? _view;
     private long _cachedBytes;
-
-    private readonly record struct Run(nint Pointer, int PageCount);
 
     public RecoveredPages(DataFile dataFile, ScratchAllocator scratch, long budgetBytes)
     {
@@ -63,23 +60,21 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
     /// <summary>Times the cache was written out to the data file.</summary>
     public int Spills { get; private set; }
 
+    // Runs once per open, and is called for every page record of the replay: optimized from its first call.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public byte* GetPageForWrite(long pageNumber, int pageCount, bool needsCurrentContent)
     {
-        if (_runs.TryGetValue(pageNumber, out var existing) && existing.PageCount == pageCount && existing.Pointer != 0)
-            return (byte*)existing.Pointer;
+        if (_runs.TryGetRun(pageNumber, out nint existing, out int existingCount) && existingCount == pageCount && existing != 0)
+            return (byte*)existing;
         if (_cachedBytes + (long)pageCount * StorageConstants.PageSize > _budgetBytes && _cachedBytes > 0)
             Spill();
         Remove(pageNumber, pageCount);
         byte* run = _scratch.Allocate(pageCount);
-        long bytes = (long)pageCount * StorageConstants.PageSize;
+        // Without a base the record overwrites (or zeroes) the whole run itself: nothing to clear here.
         if (needsCurrentContent)
             CopyFromDataFile(pageNumber, pageCount, run);
-        else
-            new Span<byte>(run, checked((int)bytes)).Clear();
-        _runs[pageNumber] = new Run((nint)run, pageCount);
-        for (long p = pageNumber + 1; p < pageNumber + pageCount; p++)
-            _interiors[p] = pageNumber;
-        _cachedBytes += bytes;
+        _runs.Set(pageNumber, (nint)run, pageCount);
+        _cachedBytes += (long)pageCount * StorageConstants.PageSize;
         return run;
     }
 
@@ -90,26 +85,25 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
     /// </summary>
     public List<(long PageNumber, PageVersion Version)> Complete(long transactionId)
     {
-        var versions = new List<(long, PageVersion)>(_runs.Count);
+        var runs = _runs.Runs(); // in page order, as the page table is built
+        var versions = new List<(long, PageVersion)>(runs.Count);
         var view = CurrentView();
-        foreach (var (pageNumber, run) in _runs)
+        foreach (var (pageNumber, pointer, pageCount) in runs)
         {
-            if (run.Pointer != 0)
+            if (pointer != 0)
             {
-                PageChecksum.Validate((byte*)run.Pointer, pageNumber, pageNumber + run.PageCount, _dataFile.FilePath);
-                versions.Add((pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount)));
+                PageChecksum.Validate((byte*)pointer, pageNumber, pageNumber + pageCount, _dataFile.FilePath);
+                versions.Add((pageNumber, new PageVersion(pointer, transactionId, pageCount)));
             }
             else
             {
                 // Spilled runs were written by this recovery; the data file (through the map) must hold them whole.
-                _dataFile.ValidateWrittenRun(view, pageNumber, run.PageCount);
+                _dataFile.ValidateWrittenRun(view, pageNumber, pageCount);
             }
         }
         // The page table owns the cached versions now.
         _runs.Clear();
-        _interiors.Clear();
         _cachedBytes = 0;
-        versions.Sort((a, b) => a.Item1.CompareTo(b.Item1));
         return versions;
     }
 
@@ -118,14 +112,13 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
     {
         var ops = new List<PalWriteOp>();
         long highest = 0;
-        foreach (var (pageNumber, run) in _runs)
+        foreach (var (pageNumber, pointer, pageCount) in _runs.Runs())
         {
-            if (run.Pointer == 0)
+            if (pointer == 0)
                 continue;
-            ops.Add(new PalWriteOp((void*)run.Pointer, pageNumber * StorageConstants.PageSize, (long)run.PageCount * StorageConstants.PageSize));
-            highest = Math.Max(highest, pageNumber + run.PageCount);
+            ops.Add(new PalWriteOp((void*)pointer, pageNumber * StorageConstants.PageSize, (long)pageCount * StorageConstants.PageSize));
+            highest = Math.Max(highest, pageNumber + pageCount);
         }
-        ops.Sort((a, b) => a.Offset.CompareTo(b.Offset));
         _dataFile.EnsureCapacity(highest);
         _dataFile.WritePagesUnvalidated(ops.ToArray());
         foreach (var op in ops)
@@ -133,7 +126,7 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
             long pageNumber = op.Offset / StorageConstants.PageSize;
             int count = (int)(op.Length / StorageConstants.PageSize);
             _scratch.Free((byte*)op.Data, count);
-            _runs[pageNumber] = new Run(0, count);
+            _runs.Set(pageNumber, 0, count);
         }
         _cachedBytes = 0;
         Spills++;
@@ -144,17 +137,13 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
     {
         for (long p = pageNumber; p < pageNumber + pageCount; p++)
         {
-            long first = p;
-            if (_interiors.TryGetValue(p, out long owner))
-                first = owner;
-            if (!_runs.Remove(first, out var run))
+            long first = _runs.FirstPageOf(p);
+            if (first < 0 || !_runs.Remove(first, out nint pointer, out int count))
                 continue;
-            for (long q = first + 1; q < first + run.PageCount; q++)
-                _interiors.Remove(q);
-            if (run.Pointer != 0)
+            if (pointer != 0)
             {
-                _scratch.Free((byte*)run.Pointer, run.PageCount);
-                _cachedBytes -= (long)run.PageCount * StorageConstants.PageSize;
+                _scratch.Free((byte*)pointer, count);
+                _cachedBytes -= (long)count * StorageConstants.PageSize;
             }
         }
     }
@@ -200,11 +189,10 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
     /// <summary>Frees whatever is still cached (recovery failed, or <see cref="Complete"/> took it).</summary>
     public void Dispose()
     {
-        foreach (var run in _runs.Values)
-            if (run.Pointer != 0)
-                _scratch.Free((byte*)run.Pointer, run.PageCount);
+        foreach (var (_, pointer, pageCount) in _runs.Runs())
+            if (pointer != 0)
+                _scratch.Free((byte*)pointer, pageCount);
         _runs.Clear();
-        _interiors.Clear();
         _view?.Dispose();
         _view = null;
     }

@@ -43,6 +43,39 @@ public unsafe class PageDiffTests
         Assert.Empty(Encode(new byte[Page], null));
     }
 
+    /// <summary>
+    /// Literals of every length up to past the decoder's short-copy classes (8, 16, 32, 64, 128 bytes), at the start,
+    /// middle and end of a run: exactly their bytes change, none around them.
+    /// </summary>
+    [Fact]
+    public void Literals_of_every_length_change_exactly_their_bytes()
+    {
+        var random = new Random(3);
+        for (int length = 1; length <= 300; length++)
+        {
+            foreach (int skip in new[] { 0, 1, 4093, Page - length })
+            {
+                var literal = new byte[length];
+                random.NextBytes(literal);
+                var encoded = new byte[VarInt.MaxLength * 2 + length];
+                int at;
+                fixed (byte* e = encoded)
+                {
+                    at = VarInt.Write(e, (ulong)skip);
+                    at += VarInt.Write(e + at, (ulong)length << 1);
+                }
+                literal.CopyTo(encoded, at);
+                var target = new byte[Page];
+                random.NextBytes(target);
+                var expected = (byte[])target.Clone();
+                literal.CopyTo(expected, skip);
+
+                Assert.Null(Apply(encoded[..(at + length)], target));
+                Assert.Equal(expected, target);
+            }
+        }
+    }
+
     [Fact]
     public void One_changed_byte_is_skip_length_literal()
     {

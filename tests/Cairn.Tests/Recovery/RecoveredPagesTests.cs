@@ -71,8 +71,8 @@ public sealed unsafe class RecoveredPagesTests
         Write(pages.GetPageForWrite(40, 1, needsCurrentContent: false), JournalEntryFactory.PageImage(40, 1));
         Write(pages.GetPageForWrite(41, 1, needsCurrentContent: false), JournalEntryFactory.PageImage(41, 2));
 
+        // Without a base the record writes the whole run (a full image, or zeros and a patch), so the run may hold anything.
         byte* run = pages.GetPageForWrite(40, 2, needsCurrentContent: false);
-        Assert.Equal(new byte[2 * PageSize], Read(run, 2)); // a run allocated anew starts from zeros
         Write(run, OverflowRun(40));
 
         Assert.Equal(1, pages.RunCount);

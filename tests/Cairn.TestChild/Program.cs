@@ -8,14 +8,18 @@ using Cairn.TestChild;
 //   stress-child ARGS…   the child of a stress campaign (Cairn.Stress.StressChild), which the crash tests kill.
 //   merger-allocations DIR   see MergerAllocationCommand.
 //   allocation-probe ASSEMBLY TYPE METHOD [ARGUMENT]   see AllocationProbeCommand.
-//   ship-pair PRIMARY REPLICA CYCLE   see ShipPairCommand (a replica crash test kills it).
+//   ship-primary PRIMARY SPOOL ROUND AFTER   see ShipPrimaryCommand (the replica crash test kills it).
+//   ship-replica REPLICA SPOOL   see ShipReplicaCommand (the replica crash test kills it).
 //   restore-until BACKUP TARGET BYTES   see RestoreUntilCommand.
 if (args.Length >= 1 && args[0] == "stress-child")
     return StressChild.Run(args[1..]);
 if (args.Length == 2 && args[0] == "merger-allocations")
     return MergerAllocationCommand.Run(args[1]);
-if (args.Length == 4 && args[0] == "ship-pair")
-    return ShipPairCommand.Run(args[1], args[2], int.Parse(args[3], System.Globalization.CultureInfo.InvariantCulture));
+if (args.Length == 5 && args[0] == "ship-primary")
+    return ShipPrimaryCommand.Run(args[1], args[2], int.Parse(args[3], System.Globalization.CultureInfo.InvariantCulture),
+        long.Parse(args[4], System.Globalization.CultureInfo.InvariantCulture));
+if (args.Length == 3 && args[0] == "ship-replica")
+    return ShipReplicaCommand.Run(args[1], args[2]);
 if (args.Length == 4 && args[0] == "restore-until")
     return RestoreUntilCommand.Run(args[1], args[2], long.Parse(args[3], System.Globalization.CultureInfo.InvariantCulture));
 if (args.Length >= 1 && args[0] == "allocation-probe")

@@ -9,7 +9,8 @@ namespace Cairn.Bench.Backups;
 /// <c>--backup [--mib N] [--rounds N]</c>: backup throughput on the same data, rounds interleaved so a noisy disk
 /// hits each alike: a plain sequential write of as many bytes (1 MiB writes, then fsync: the disk's rate),
 /// <c>env.Backup(dir)</c> of an idle Cairn environment, and LMDB's <c>mdb_env_copy2</c> (LightningDB's
-/// <c>CopyTo</c>, then an fsync of its file, which LMDB does not do). Then 16 <c>WriteAsync</c> callers' commit rate
+/// <c>CopyTo</c>, then an fsync of its file, which LMDB does not do), and the compacting variants of both
+/// (<c>BackupOptions.Compact</c>, <c>MDB_CP_COMPACT</c>), compared by time for the same keys. Then 16 <c>WriteAsync</c> callers' commit rate
 /// while a backup runs against the same callers without one, also interleaved.
 /// </summary>
 public static class BackupRun
@@ -35,6 +36,7 @@ public static class BackupRun
             output.WriteLine($"LMDB: {LmdbPeer.Describe(lmdb)}");
 
             var (disk, cairn, lmdbCopy) = (new Rate(), new Rate(), new Rate());
+            var (cairnCompact, lmdbCompact) = (new Rate(), new Rate());
             for (int round = 0; round < rounds; round++)
             {
                 long size = new FileInfo(Path.Combine(cairnDir, StorageEnvironment.DataFileName)).Length;
@@ -45,20 +47,20 @@ public static class BackupRun
                 cairn.Add(result!.Bytes, cairnTime);
                 Directory.Delete(copy, recursive: true);
                 string lcopy = Path.Combine(root, "lmdb-copy");
-                Directory.CreateDirectory(lcopy);
-                var lmdbTime = Timed(() =>
-                {
-                    lmdb.CopyTo(lcopy, compact: false).ThrowOnError();
-                    using var file = new FileStream(Path.Combine(lcopy, "data.mdb"), FileMode.Open, FileAccess.ReadWrite);
-                    file.Flush(flushToDisk: true);
-                });
-                lmdbCopy.Add(new FileInfo(Path.Combine(lcopy, "data.mdb")).Length, lmdbTime);
-                Directory.Delete(lcopy, recursive: true);
-                output.WriteLine($"round {round + 1}: disk {disk.Last}, Cairn backup {cairn.Last}, LMDB copy {lmdbCopy.Last}");
+                CopyLmdb(lmdb, lcopy, compact: false, lmdbCopy);
+                var compactTime = Timed(() => result = env.Backup(copy, new BackupOptions { Compact = true }, CancellationToken.None));
+                cairnCompact.Add(DirectoryBytes(copy), compactTime);
+                Directory.Delete(copy, recursive: true);
+                CopyLmdb(lmdb, lcopy, compact: true, lmdbCompact);
+                output.WriteLine($"round {round + 1}: disk {disk.Last}, Cairn backup {cairn.Last}, LMDB copy {lmdbCopy.Last}, "
+                    + $"Cairn compacting backup {cairnCompact.LastTime}, LMDB compacting copy {lmdbCompact.LastTime}");
             }
             output.WriteLine($"sequential write  {disk}");
             output.WriteLine($"Cairn env.Backup  {cairn}  = {cairn.MiBPerSecond / disk.MiBPerSecond:0.00}x the disk");
             output.WriteLine($"LMDB mdb_env_copy2 {lmdbCopy}  Cairn/LMDB = {cairn.MiBPerSecond / lmdbCopy.MiBPerSecond:0.00}");
+            output.WriteLine($"Cairn compacting backup {cairnCompact}");
+            output.WriteLine($"LMDB mdb_env_copy2(MDB_CP_COMPACT) {lmdbCompact}");
+            output.WriteLine($"compacting, same keys: LMDB time / Cairn time = {lmdbCompact.Seconds / cairnCompact.Seconds:0.00} (Cairn's speed as a fraction of LMDB's)");
 
             WritersDuringBackup(env, root, rounds, output);
             return 0;
@@ -164,6 +166,28 @@ public static class BackupRun
         return i >= 0 && i + 1 < args.Length ? int.Parse(args[i + 1], CultureInfo.InvariantCulture) : fallback;
     }
 
+    /// <summary>
+    /// LMDB's copy (<c>mdb_env_copy2</c>, with <c>MDB_CP_COMPACT</c> when <paramref name="compact"/>) into a new
+    /// <paramref name="directory"/>, plus an fsync of its file inside the timing (LMDB does not sync the copy; Cairn
+    /// syncs its own), added to <paramref name="rate"/> with the copy's size; the copy is deleted after.
+    /// </summary>
+    private static void CopyLmdb(LightningEnvironment lmdb, string directory, bool compact, Rate rate)
+    {
+        Directory.CreateDirectory(directory);
+        string path = Path.Combine(directory, "data.mdb");
+        var time = Timed(() =>
+        {
+            lmdb.CopyTo(directory, compact).ThrowOnError();
+            using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
+            file.Flush(flushToDisk: true);
+        });
+        rate.Add(new FileInfo(path).Length, time);
+        Directory.Delete(directory, recursive: true);
+    }
+
+    private static long DirectoryBytes(string directory)
+        => Directory.EnumerateFiles(directory, "*", SearchOption.AllDirectories).Sum(f => new FileInfo(f).Length);
+
     private sealed class Rate
     {
         private long _bytes;
@@ -178,7 +202,12 @@ public static class BackupRun
             _bytes += bytes;
             _time += time;
             Last = $"{bytes / 1048576.0 / time.TotalSeconds:N0} MiB/s";
+            LastTime = $"{time.TotalSeconds:0.00} s ({bytes / 1048576.0:N0} MiB)";
         }
+
+        public string LastTime { get; private set; } = "";
+
+        public double Seconds => _time.TotalSeconds;
 
         public override string ToString() => $"{MiBPerSecond:N0} MiB/s ({_bytes / 1048576.0:N0} MiB in {_time.TotalSeconds:0.00} s)";
     }

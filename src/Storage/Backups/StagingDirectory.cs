@@ -6,11 +6,13 @@ namespace Cairn.Backups;
 /// A hidden sibling of the directory a backup or restore produces, filled first and renamed into place only
 /// when every file in it is complete and synced: a process killed before the rename leaves the target missing
 /// (or as empty as it was), never half written. A staging folder left by such a kill is named
-/// <c>.{target}.staging-{guid}</c> and may be deleted.
+/// <c>.{target}.staging-{guid}</c>; the next backup or restore to the same target deletes it, and only it: a live
+/// one's owner holds its lock (<see cref="StagingOwnerLock"/>).
 /// </summary>
 internal sealed class StagingDirectory : IDisposable
 {
     private readonly string _target;
+    private readonly FileStream _ownerLock;
     private bool _committed;
 
     public StagingDirectory(string target)
@@ -22,8 +24,18 @@ internal sealed class StagingDirectory : IDisposable
             throw new IOException($"'{_target}' is not empty: a backup or restore goes into an empty or new directory");
         string parent = System.IO.Path.GetDirectoryName(_target) ?? throw new IOException($"'{_target}' has no parent directory");
         Directory.CreateDirectory(parent);
+        StagingOwnerLock.DeleteStale(parent, System.IO.Path.GetFileName(_target));
         Path = System.IO.Path.Combine(parent, $".{System.IO.Path.GetFileName(_target)}.staging-{Guid.NewGuid():N}");
-        Directory.CreateDirectory(Path);
+        _ownerLock = StagingOwnerLock.Take(Path);
+        try
+        {
+            Directory.CreateDirectory(Path);
+        }
+        catch
+        {
+            StagingOwnerLock.Release(Path, _ownerLock);
+            throw;
+        }
     }
 
     /// <summary>The staging folder's path.</summary>
@@ -49,21 +61,24 @@ internal sealed class StagingDirectory : IDisposable
         _committed = true;
     }
 
-    /// <summary>Deletes the staging folder unless it was committed.</summary>
+    /// <summary>Deletes the staging folder unless it was committed, then lets its lock go.</summary>
     public void Dispose()
     {
-        if (_committed)
-            return;
-        try
+        if (!_committed)
         {
-            Directory.Delete(Path, recursive: true);
+            try
+            {
+                Directory.Delete(Path, recursive: true);
+            }
+            catch (IOException)
+            {
+                // Left behind, it is never mistaken for the target (its name says it is staging), and with its lock let
+                // go the next backup or restore to the target deletes it.
+            }
+            catch (UnauthorizedAccessException)
+            {
+            }
         }
-        catch (IOException)
-        {
-            // Left behind, it is never mistaken for the target: its name says it is staging.
-        }
-        catch (UnauthorizedAccessException)
-        {
-        }
+        StagingOwnerLock.Release(Path, _ownerLock);
     }
 }

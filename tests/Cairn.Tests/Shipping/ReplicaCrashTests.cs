@@ -1,76 +1,95 @@
-using System.Buffers.Binary;
 using Cairn.Tests.Support;
 
 namespace Cairn.Tests.Shipping;
 
 /// <summary>
-/// A child process commits on a primary through 16 WriteAsync callers while it ships to a replica, and is SIGKILLed
-/// mid-flight (the primary committing, the replica applying). After each kill the primary recovers with every
-/// acknowledged operation, the replica recovers at a transaction the primary has, and shipping resumes from the
-/// replica's last applied transaction until the two are equal; then the next child goes on from there.
+/// A primary process commits through 16 WriteAsync callers and spools its committed entries (tests/Cairn.TestChild
+/// ShipPrimaryCommand); a replica process applies them (ShipReplicaCommand). The test SIGKILLs them independently at
+/// seeded moments (the primary alone, the replica alone, often mid-batch, or both) and restarts them: the replica resumes
+/// from its own last applied transaction, the primary from its last spooled one. At the end the primary holds every
+/// acknowledged operation and the replica exactly the primary's content.
 /// </summary>
 public class ReplicaCrashTests
 {
-    private const int Cycles = 4;
+    private const int Rounds = 9;
+
+    private enum Victim { Primary, Replica, Both }
 
     [Fact]
-    public async Task After_SIGKILL_the_replica_resumes_from_its_last_applied_transaction_and_converges()
+    public async Task Primary_and_replica_killed_independently_converge_with_every_acknowledged_transaction()
     {
         using var dir = new TestDirectory("replica-crash");
-        string primaryPath = dir.File("primary"), replicaPath = dir.File("replica");
-        ShippingFixtures.CreatePrimaryAndBackup(primaryPath, replicaPath, keys: 1);
+        string primaryPath = dir.File("primary"), replicaPath = dir.File("replica"), spool = dir.File("spool");
+        Directory.CreateDirectory(spool);
+        long backup = ShippingFixtures.CreatePrimaryAndBackup(primaryPath, replicaPath, keys: 1);
         var acknowledged = new HashSet<long>();
         var random = new Random(17);
-        for (int cycle = 1; cycle <= Cycles; cycle++)
+        long reported = backup; // the highest transaction the replica has reported applied (or opened at)
+        int primaryRound = 1;
+        var primary = ShippingChild.Primary(primaryPath, spool, primaryRound, backup, acknowledged);
+        var replica = ShippingChild.Replica(replicaPath, spool);
+        var kills = new Dictionary<Victim, int> { [Victim.Primary] = 0, [Victim.Replica] = 0, [Victim.Both] = 0 };
+        try
         {
-            int killAfter = 100 + random.Next(400); // acknowledged operations before the kill: a different moment each cycle
-            long lastApplied = -1;
-            using (var child = ChildProcess.Start("ship-pair", primaryPath, replicaPath, cycle.ToString(System.Globalization.CultureInfo.InvariantCulture)))
+            for (int round = 0; round < Rounds; round++)
             {
-                var error = child.StandardError.ReadToEndAsync();
-                int acks = 0;
-                try
+                // Every victim at least twice; the moments vary with the seed.
+                var victim = round < 6 ? (Victim)(round % 3) : (Victim)random.Next(3);
+                int acks = random.Next(0, 400), batches = random.Next(0, 12);
+                if (victim != Victim.Replica)
+                    await primary.WaitUntil(p => p.Events >= acks);
+                if (victim != Victim.Primary)
+                    await replica.WaitUntil(r => r.Events >= batches); // the next batch is likely being applied: killed mid-apply
+                if (victim != Victim.Primary)
                 {
-                    while (acks < killAfter && await child.StandardOutput.ReadLineAsync() is { } line)
-                    {
-                        if (line.StartsWith("ack ", StringComparison.Ordinal))
-                        {
-                            acknowledged.Add(long.Parse(line.AsSpan(4), System.Globalization.CultureInfo.InvariantCulture));
-                            acks++;
-                        }
-                        else if (line.StartsWith("applied ", StringComparison.Ordinal))
-                        {
-                            lastApplied = long.Parse(line.AsSpan(8), System.Globalization.CultureInfo.InvariantCulture);
-                        }
-                    }
+                    await replica.KillAsync();
+                    Assert.Null(replica.Problem);
+                    reported = Math.Max(reported, replica.Last);
+                    replica.Dispose();
                 }
-                finally
+                if (victim != Victim.Replica)
                 {
-                    child.Kill(entireProcessTree: true);
-                    await child.WaitForExitAsync();
+                    await primary.KillAsync();
+                    primary.Dispose();
+                    primary = ShippingChild.Primary(primaryPath, spool, ++primaryRound, backup, acknowledged);
                 }
-                Assert.True(acks == killAfter, $"the child stopped after {acks} acknowledgements: {await error}");
+                if (victim != Victim.Primary)
+                {
+                    replica = ShippingChild.Replica(replicaPath, spool);
+                    await replica.WaitUntil(r => r.Opened >= 0);
+                    Assert.True(replica.Opened >= reported, $"round {round}: the replica reopened at {replica.Opened}, it had reported {reported} applied");
+                }
+                kills[victim]++;
             }
 
-            using var primary = StorageEnvironment.Open(new StorageOptions(primaryPath) { JournalRetentionBytes = 1L << 30 });
-            using (var tx = primary.BeginRead())
-            {
-                var items = tx.OpenTree("items");
-                foreach (long key in acknowledged)
-                    Assert.True(items.TryGet(Bytes.Key(key), out ReadOnlySpan<byte> _), $"cycle {cycle}: acknowledged operation {key:x} is missing on the primary");
-            }
-            using (var replica = StorageEnvironment.OpenReplica(new ReplicaOptions(replicaPath)))
-            {
-                Assert.True(replica.LastAppliedTransactionId >= lastApplied, $"cycle {cycle}: the replica lost applied transaction {lastApplied}");
-                Assert.True(replica.LastAppliedTransactionId <= primary.LastCommittedTransactionId);
-                foreach (var entry in primary.ReadJournalEntries(replica.LastAppliedTransactionId))
-                    replica.Apply(entry);
-                Assert.Equal(primary.LastCommittedTransactionId, replica.LastAppliedTransactionId);
-                Assert.Equal(ShippingFixtures.Dump(primary), ShippingFixtures.Dump(replica));
-                replica.Verify();
-            }
-            primary.Verify();
+            // A clean end: the primary stops its callers and spools the rest; the replica applies up to its last transaction.
+            await primary.WaitUntil(p => p.Events >= 100);
+            await primary.StopAsync();
+            long last = primary.Stopped;
+            await replica.WaitUntil(r => Math.Max(r.Opened, r.Last) >= last);
+            await replica.StopAsync();
+            Assert.Null(primary.Problem);
+            Assert.Null(replica.Problem);
         }
-        Assert.True(acknowledged.Count >= Cycles * 100);
+        finally
+        {
+            primary.Dispose();
+            replica.Dispose();
+        }
+
+        using var primaryEnvironment = StorageEnvironment.Open(new StorageOptions(primaryPath) { JournalRetentionBytes = 1L << 30 });
+        using (var tx = primaryEnvironment.BeginRead())
+        {
+            var items = tx.OpenTree("items");
+            foreach (long key in acknowledged)
+                Assert.True(items.TryGet(Bytes.Key(key), out ReadOnlySpan<byte> _), $"acknowledged operation {key:x} is missing on the primary");
+        }
+        using var replicaEnvironment = StorageEnvironment.OpenReplica(new ReplicaOptions(replicaPath));
+        Assert.Equal(primaryEnvironment.LastCommittedTransactionId, replicaEnvironment.LastAppliedTransactionId);
+        Assert.Equal(ShippingFixtures.Dump(primaryEnvironment), ShippingFixtures.Dump(replicaEnvironment));
+        primaryEnvironment.Verify();
+        replicaEnvironment.Verify();
+        Assert.All(kills.Values, k => Assert.True(k >= 2));
+        Assert.True(acknowledged.Count >= 100);
     }
 }

@@ -27,33 +27,11 @@ internal static class NodeArrayPool
     private static readonly Stack<PageVersion[]>[] s_versions = NewBuckets<PageVersion>();
     private static long s_pooledElements;
 
-    /// <summary>An array of exactly <paramref name="length"/> elements; its contents are undefined for versions, default for children.</summary>
-    public static PageTableNode[] RentChildren(int length)
-    {
-        lock (s_gate)
-        {
-            if (length <= MaxLength && s_children[length].TryPop(out var array))
-            {
-                s_pooledElements -= length;
-                return array;
-            }
-        }
-        return new PageTableNode[length];
-    }
+    /// <summary>An array of exactly <paramref name="length"/> elements, all default (children are cleared when returned).</summary>
+    public static PageTableNode[] RentChildren(int length) => Rent(s_children, length);
 
-    /// <inheritdoc cref="RentChildren"/>
-    public static PageVersion[] RentVersions(int length)
-    {
-        lock (s_gate)
-        {
-            if (length <= MaxLength && s_versions[length].TryPop(out var array))
-            {
-                s_pooledElements -= length;
-                return array;
-            }
-        }
-        return new PageVersion[length];
-    }
+    /// <summary>An array of exactly <paramref name="length"/> elements; its contents are undefined (the caller writes what it uses).</summary>
+    public static PageVersion[] RentVersions(int length) => Rent(s_versions, length);
 
     /// <summary>Takes back an array nothing reaches any more (either kind); kept if the pool has room.</summary>
     public static void Return(object array)
@@ -62,25 +40,35 @@ internal static class NodeArrayPool
         {
             // Its entries hold child arrays: dropped so they can be collected (and a rented array starts empty).
             Array.Clear(children);
-            lock (s_gate)
-            {
-                if (children.Length <= MaxLength && s_pooledElements + children.Length <= MaxPooledElements)
-                {
-                    s_children[children.Length].Push(children);
-                    s_pooledElements += children.Length;
-                }
-            }
+            Keep(s_children, children);
         }
         else
         {
-            var versions = (PageVersion[])array;
-            lock (s_gate)
+            Keep(s_versions, (PageVersion[])array);
+        }
+    }
+
+    private static T[] Rent<T>(Stack<T[]>[] buckets, int length)
+    {
+        lock (s_gate)
+        {
+            if (length <= MaxLength && buckets[length].TryPop(out var array))
             {
-                if (versions.Length <= MaxLength && s_pooledElements + versions.Length <= MaxPooledElements)
-                {
-                    s_versions[versions.Length].Push(versions);
-                    s_pooledElements += versions.Length;
-                }
+                s_pooledElements -= length;
+                return array;
+            }
+        }
+        return new T[length];
+    }
+
+    private static void Keep<T>(Stack<T[]>[] buckets, T[] array)
+    {
+        lock (s_gate)
+        {
+            if (array.Length <= MaxLength && s_pooledElements + array.Length <= MaxPooledElements)
+            {
+                buckets[array.Length].Push(array);
+                s_pooledElements += array.Length;
             }
         }
     }

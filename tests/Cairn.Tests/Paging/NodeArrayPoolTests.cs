@@ -14,21 +14,16 @@ namespace Cairn.Tests.Paging;
 /// </summary>
 public class NodeArrayPoolTests
 {
-    private abstract record Operation;
-    private sealed record SetPage(long PageNumber) : Operation;
-    /// <summary>Removes the Choice-th present page (mod the count).</summary>
-    private sealed record RemovePresentPage(int Choice) : Operation;
-    private sealed record Publish : Operation;
     /// <summary>The reader of the oldest held table (not the newest) is done.</summary>
-    private sealed record ReleaseOldest : Operation;
+    private sealed record ReleaseOldest : PageTableModelTests.Operation;
 
     [Fact]
     public void Recycled_arrays_never_change_a_table_that_is_still_held()
         => Check.One(
             Config.QuickThrowOnFailure.WithMaxTest(300).WithEndSize(300),
-            Prop.ForAll(Arb.From(Histories), (Operation[] history) => Run(history)));
+            Prop.ForAll(Arb.From(Histories), (PageTableModelTests.Operation[] history) => Run(history)));
 
-    private static void Run(Operation[] history)
+    private static void Run(PageTableModelTests.Operation[] history)
     {
         // Held tables, oldest first, each with its model and the arrays its publication replaced in the one before.
         var held = new List<(PageTable Table, Dictionary<long, PageVersion> Model, List<object> Replaced)> { (PageTable.Empty, [], []) };
@@ -37,22 +32,22 @@ public class NodeArrayPoolTests
         var model = new Dictionary<long, PageVersion>();
         long transactionId = 0;
 
-        foreach (Operation operation in history.Append(new Publish()))
+        foreach (var operation in history.Append(new PageTableModelTests.Publish()))
         {
             transactionId++;
             switch (operation)
             {
-                case SetPage(long pageNumber):
+                case PageTableModelTests.SetPage(long pageNumber):
                     var version = PageTableTests.VersionFor(pageNumber, transactionId);
                     builder.Set(pageNumber, version);
                     model[pageNumber] = version;
                     break;
-                case RemovePresentPage(int choice) when model.Count > 0:
+                case PageTableModelTests.RemovePresentPage(int choice) when model.Count > 0:
                     long present = model.Keys.ElementAt(choice % model.Count);
                     Assert.True(builder.Remove(present));
                     model.Remove(present);
                     break;
-                case Publish:
+                case PageTableModelTests.Publish:
                     held.Add((builder.ToImmutable(), new Dictionary<long, PageVersion>(model), replaced));
                     replaced = [];
                     builder = held[^1].Table.ToBuilder(replaced);
@@ -72,17 +67,12 @@ public class NodeArrayPoolTests
         }
     }
 
-    private static Gen<long> PageNumbers { get; } = Gen.Frequency(
-        (6, Gen.Choose(0, 300).Select(n => (long)n)),                  // dense: updates, shared leaves
-        (2, Gen.Choose(0, 200_000).Select(n => (long)n)),              // a few levels deep
-        (1, Gen.Elements(63L, 64L, 4095L, 4096L, 262143L, 262144L, 1L << 30, PageTable.PageNumberLimit - 1)));
+    private static Gen<PageTableModelTests.Operation> Operations { get; } = Gen.Frequency(
+        (10, PageTableModelTests.PageNumbers.Select(PageTableModelTests.Operation (n) => new PageTableModelTests.SetPage(n))),
+        (5, Gen.Choose(0, int.MaxValue).Select(PageTableModelTests.Operation (c) => new PageTableModelTests.RemovePresentPage(c))),
+        (3, Gen.Constant<PageTableModelTests.Operation>(new PageTableModelTests.Publish())),
+        (3, Gen.Constant<PageTableModelTests.Operation>(new ReleaseOldest())));
 
-    private static Gen<Operation> Operations { get; } = Gen.Frequency(
-        (10, PageNumbers.Select(Operation (n) => new SetPage(n))),
-        (5, Gen.Choose(0, int.MaxValue).Select(Operation (c) => new RemovePresentPage(c))),
-        (3, Gen.Constant<Operation>(new Publish())),
-        (3, Gen.Constant<Operation>(new ReleaseOldest())));
-
-    private static Gen<Operation[]> Histories { get; } =
+    private static Gen<PageTableModelTests.Operation[]> Histories { get; } =
         Gen.Sized(size => Gen.Choose(0, size * 5).SelectMany(length => Operations.ArrayOf(length)));
 }

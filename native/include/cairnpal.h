@@ -27,7 +27,7 @@ extern "C" {
 #  define CAIRN_EXPORT __attribute__((visibility("default")))
 #endif
 
-#define CAIRN_PAL_ABI_VERSION 4
+#define CAIRN_PAL_ABI_VERSION 5
 
 /* ---------------------------------------------------------------------------------------------
  * Status codes. The managed side maps each to a typed exception.
@@ -179,6 +179,14 @@ CAIRN_EXPORT int32_t cairn_map_prefetch(void *address, int64_t length, int32_t *
  * (MADV_POPULATE_READ; MADV_WILLNEED on kernels before 5.14; PrefetchVirtualMemory on Windows).
  * Synchronous on Linux 5.14+: returns once the range is in memory. */
 CAIRN_EXPORT int32_t cairn_map_populate(void *address, int64_t length, int32_t *os_error);
+
+/* Anonymous private read-write memory of `length` bytes whose address is a multiple of
+ * `alignment` (a power of two, at least the OS page size; 0 = the OS page size), zero-filled.
+ * Linux: mmap, trimmed to the alignment, and MADV_HUGEPAGE when length and alignment are multiples
+ * of 2 MiB (transparent huge pages: one fault per 2 MiB). Windows: VirtualAlloc (MEM_COMMIT).
+ * Release it with cairn_memory_free and the same length. */
+CAIRN_EXPORT int32_t cairn_memory_allocate(int64_t length, int64_t alignment, void **address, int32_t *os_error);
+CAIRN_EXPORT int32_t cairn_memory_free(void *address, int64_t length, int32_t *os_error);
 
 /* ---------------------------------------------------------------------------------------------
  * Journals.

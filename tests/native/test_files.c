@@ -389,6 +389,31 @@ static void test_map(const char *dir)
     free(path);
 }
 
+static void test_memory(void)
+{
+    /* Zero-filled, writable, aligned as asked; 2 MiB multiples get huge-page advice, which is optional. */
+    const int64_t arena = 2 * 1024 * KIB;
+    void *memory = NULL;
+    CHECK_OK(cairn_memory_allocate(arena, arena, &memory, &test_last_os_error));
+    CHECK(memory != NULL && ((uintptr_t)memory & (uintptr_t)(arena - 1)) == 0);
+    unsigned char *bytes = memory;
+    CHECK(bytes[0] == 0 && bytes[arena / 2] == 0 && bytes[arena - 1] == 0);
+    memset(bytes, 0xA5, (size_t)arena);
+    CHECK(bytes[arena - 1] == 0xA5);
+    CHECK_OK(cairn_memory_free(memory, arena, &test_last_os_error));
+
+    void *small = NULL;
+    CHECK_OK(cairn_memory_allocate(3 * 8 * KIB, 0, &small, &test_last_os_error));
+    ((unsigned char *)small)[3 * 8 * KIB - 1] = 1;
+    CHECK_OK(cairn_memory_free(small, 3 * 8 * KIB, &test_last_os_error));
+
+    void *none = NULL;
+    CHECK(cairn_memory_allocate(0, 0, &none, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_memory_allocate(4096, 3 * 4096, &none, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_memory_allocate(4096, 0, NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_memory_free(NULL, 4096, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+}
+
 static void test_null_handles(void)
 {
     int64_t v = 0;
@@ -417,6 +442,7 @@ int main(void)
     test_lock(dir);
     test_lock_released_while_a_child_holds_the_descriptor(dir);
     test_map(dir);
+    test_memory();
     test_null_handles();
     CHECK(test_count_open_fds() == fds_before);
     test_remove_dir(dir);

@@ -19,7 +19,7 @@ public static class FillRun
     private static extern void SyncAll();
 
     private sealed record Fill(string Store, string Mode, string Order, int Round, double Seconds, double SecondsWithSync, long SizeOnDisk, long DeviceBytes,
-        long JournalBytes, long FlushedBytes, long Syncs);
+        long AllocatedBytes, long JournalBytes, long FlushedBytes, long Syncs);
 
     public static int Run(IReadOnlyList<string> args, TextWriter output)
     {
@@ -48,7 +48,8 @@ public static class FillRun
                             var fill = FillOnce(store, mode, order, round, keys[order], options.BatchSize, Path.Combine(root, $"{store}-{mode}-{order}"), device);
                             fills.Add(fill);
                             output.WriteLine($"  round {round} {mode,-7} {order,-10} {store,-5} {options.Keys / fill.Seconds,12:N0} puts/s  " +
-                                $"(with close+sync {options.Keys / fill.SecondsWithSync,10:N0})  size {Mib(fill.SizeOnDisk),8:N1} MiB  device {Mib(fill.DeviceBytes),9:N1} MiB" +
+                                $"(with close+sync {options.Keys / fill.SecondsWithSync,10:N0})  size {Mib(fill.SizeOnDisk),8:N1} MiB  device {Mib(fill.DeviceBytes),9:N1} MiB  " +
+                                $"allocated {fill.AllocatedBytes / (double)options.Keys,6:F1} B/put" +
                                 (store == "cairn" ? $"  (journal {Mib(fill.JournalBytes):N1} MiB, flushed {Mib(fill.FlushedBytes):N1} MiB, {fill.Syncs} syncs)" : ""));
                         }
                     }
@@ -73,19 +74,23 @@ public static class FillRun
         var clock = Stopwatch.StartNew();
         double seconds;
         using var tally = new CairnWriteTally();
+        long allocated;
         using (var opened = BenchStores.Create(store))
         {
             opened.Open(directory, durable: mode == "durable");
+            // Managed bytes allocated by every thread during the fill (the engine's background threads too).
+            long allocatedBefore = GC.GetTotalAllocatedBytes(precise: true);
             clock.Restart();
             opened.FillBatches(keys, batchSize);
             seconds = clock.Elapsed.TotalSeconds;
+            allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedBefore;
         }
         SyncAll();
         double withSync = clock.Elapsed.TotalSeconds;
         long deviceBytes = device is null ? 0 : device.BytesWritten() - before;
         long size = AllocatedBytes(directory);
         Directory.Delete(directory, recursive: true);
-        return new Fill(store, mode, order, round, seconds, withSync, size, deviceBytes, tally.JournalBytes, tally.FlushedBytes, tally.Syncs);
+        return new Fill(store, mode, order, round, seconds, withSync, size, deviceBytes, allocated, tally.JournalBytes, tally.FlushedBytes, tally.Syncs);
     }
 
     /// <summary>Allocated bytes of every file under the directory (du), not their apparent sizes: a sparse or preallocated file counts as the disk holds it.</summary>
@@ -100,8 +105,8 @@ public static class FillRun
     private static void Summarize(List<Fill> fills, FillRunOptions options, TextWriter output)
     {
         output.WriteLine();
-        output.WriteLine("| mode | order | Cairn puts/s | LMDB puts/s | Cairn / LMDB (median of rounds) | with close+sync | size Cairn / LMDB | device bytes Cairn / LMDB |");
-        output.WriteLine("|---|---|---|---|---|---|---|---|");
+        output.WriteLine("| mode | order | Cairn puts/s | LMDB puts/s | Cairn / LMDB (median of rounds) | with close+sync | size Cairn / LMDB | device bytes Cairn / LMDB | Cairn allocated per put |");
+        output.WriteLine("|---|---|---|---|---|---|---|---|---|");
         foreach (var mode in options.Modes)
         {
             foreach (var order in options.Orders)
@@ -112,7 +117,8 @@ public static class FillRun
                 double ratioWithSync = Median(cairn.Zip(lmdb, (c, l) => l.SecondsWithSync / c.SecondsWithSync));
                 output.WriteLine($"| {mode} | {order} | {options.Keys / Median(cairn.Select(f => f.Seconds)):N0} | {options.Keys / Median(lmdb.Select(f => f.Seconds)):N0} | " +
                     $"{ratio:F2}× | {ratioWithSync:F2}× | {Mib((long)Median(cairn.Select(f => (double)f.SizeOnDisk))):N0} / {Mib((long)Median(lmdb.Select(f => (double)f.SizeOnDisk))):N0} MiB | " +
-                    $"{Mib((long)Median(cairn.Select(f => (double)f.DeviceBytes))):N0} / {Mib((long)Median(lmdb.Select(f => (double)f.DeviceBytes))):N0} MiB |");
+                    $"{Mib((long)Median(cairn.Select(f => (double)f.DeviceBytes))):N0} / {Mib((long)Median(lmdb.Select(f => (double)f.DeviceBytes))):N0} MiB | " +
+                    $"{Median(cairn.Select(f => (double)f.AllocatedBytes)) / options.Keys:F1} B |");
             }
         }
     }

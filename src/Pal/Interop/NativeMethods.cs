@@ -68,6 +68,12 @@ internal static unsafe partial class NativeMethods
     [LibraryImport(LibraryName)]
     internal static partial int cairn_map_populate(void* address, long length, out int osError);
 
+    [LibraryImport(LibraryName)]
+    internal static partial int cairn_memory_allocate(long length, long alignment, out nint address, out int osError);
+
+    [LibraryImport(LibraryName)]
+    internal static partial int cairn_memory_free(nint address, long length, out int osError);
+
     [LibraryImport(LibraryName, StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int cairn_journal_open(string path, long size, out SafePalFileHandle file, out int effectiveFlags, out int osError);
 

@@ -31,7 +31,9 @@ public sealed partial class StorageEnvironment
         var logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger(LogCategory);
         var settings = new OpenSettings(options.LockWaitTimeout, options.MaxScratchBytes, options.IoStatsCapacity,
             new JournalSizing(options.InitialJournalSize, options.MaxJournalSize), options.SlowJournalWriteThreshold,
-            options.PrepareSpareJournals, options.JournalRetentionBytes ?? 0);
+            options.PrepareSpareJournals, options.JournalRetentionBytes ?? 0,
+            // Spare scratch memory kept for reuse: what the writer allocates between two flushes.
+            RetainedScratchBytes: Math.Min(options.MaxScratchBytes, options.FlushThresholdBytes));
         var opened = EnvironmentOpener.Open(options.DirectoryPath, DataFileName, settings, logger);
         var environment = new StorageEnvironment(options, logger, opened, joinedGroup);
         var elapsed = Stopwatch.GetElapsedTime(started);

@@ -164,8 +164,9 @@ internal sealed unsafe class CommitPipeline : IDisposable
         var tx = commit.Transaction!;
         var built = tx.State;
         commit.BuiltOn = built;
+        commit.ReplacedTableArrays.Clear();
         commit.StateAfter = built.Committed(commit.TransactionId, built.Epoch,
-            StatePublisher.WithTransactionPages(built.Pages, tx, commit.TransactionId), tx.Root, built.JournalPosition);
+            StatePublisher.WithTransactionPages(built.Pages, tx, commit.TransactionId, commit.ReplacedTableArrays), tx.Root, built.JournalPosition);
         return commit.StateAfter;
     }
 
@@ -183,7 +184,9 @@ internal sealed unsafe class CommitPipeline : IDisposable
     public void Publish(PreparedCommit commit, EntryLocation? lazyEntry = null)
     {
         var tx = commit.Transaction!;
-        _states.PublishCommit(tx, commit.TransactionId, commit.Position, lazyEntry, commit.StateAfter?.Pages, commit.BuiltOn);
+        _states.PublishCommit(tx, commit.TransactionId, commit.Position, lazyEntry, commit.StateAfter?.Pages, commit.BuiltOn,
+            commit.ReplacedTableArrays);
+        commit.ReplacedTableArrays.Clear();
         tx.DirtyPages.Clear();
         tx.FreedPages.Clear();
         commit.Allocations.Clear();

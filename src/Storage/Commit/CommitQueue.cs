@@ -238,7 +238,7 @@ internal sealed unsafe class CommitQueue : IDisposable
     /// <summary>Consecutive transactions' entries back to back in one aligned buffer, with where each will end.</summary>
     private sealed class Batch : IDisposable
     {
-        public readonly JournalBuffer Buffer = new(1 << 20);
+        public readonly JournalBuffer Buffer = new(2 << 20); // one huge page
         public readonly List<long> Lengths = new(64);
         public readonly List<EntryLocation> Locations = new(64);
         public long Bytes;

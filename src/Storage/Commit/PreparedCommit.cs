@@ -26,6 +26,9 @@ internal sealed class PreparedCommit : IDisposable
     /// <summary>The state this transaction leads to, before it is published (the merger opens the next transaction on it).</summary>
     public EnvironmentState? StateAfter { get; set; }
 
+    /// <summary>Arrays of <see cref="BuiltOn"/>'s page table that <see cref="StateAfter"/>'s no longer has: retired if StateAfter's table is published as it is.</summary>
+    public List<object> ReplacedTableArrays { get; } = [];
+
     /// <summary>The published state <see cref="StateAfter"/> was built on: if it is still current at publication, StateAfter's page table is published as it is.</summary>
     public EnvironmentState? BuiltOn { get; set; }
 
@@ -42,6 +45,7 @@ internal sealed class PreparedCommit : IDisposable
         EntryLength = 0;
         StateAfter = null;
         BuiltOn = null;
+        ReplacedTableArrays.Clear();
         Position = default;
     }
 

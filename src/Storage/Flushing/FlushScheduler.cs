@@ -239,6 +239,10 @@ internal sealed class FlushScheduler : IDisposable
                     return Timeout.InfiniteTimeSpan;
                 }
             }
+            // Idle (everything flushed and synced): scratch memory no commit uses goes back to the OS once a
+            // whole cycle passed without an allocation (ScratchAllocator.ReleaseSpareIfIdle).
+            if (Volatile.Read(ref _unflushedSince) == 0 && _flushedUpTo == _syncedUpTo)
+                _scratch.ReleaseSpareIfIdle();
             return NextDeadline();
         }
     }
@@ -292,6 +296,9 @@ internal sealed class FlushScheduler : IDisposable
         }
         if (_flushedUpTo > _syncedUpTo && _syncHolds == 0)
             sleep = Min(sleep, _settings.SyncInterval - _time.GetElapsedTime(_lastSyncTimestamp, now));
+        // Spare scratch arenas: look again after a sync interval, to give them back if the environment stayed idle.
+        if (sleep == Timeout.InfiniteTimeSpan && _scratch.HasEmptyArenas)
+            sleep = _settings.SyncInterval;
         if (sleep == Timeout.InfiniteTimeSpan)
             return sleep;
         return sleep < TimeSpan.FromMilliseconds(1) ? TimeSpan.FromMilliseconds(1) : sleep;

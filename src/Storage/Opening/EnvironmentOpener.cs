@@ -39,7 +39,7 @@ internal static unsafe class EnvironmentOpener
         }
 
         var dataFile = DataFile.Open(dataPath, settings.LockWaitTimeout);
-        var scratch = new ScratchAllocator();
+        var scratch = new ScratchAllocator(settings.RetainedScratchBytes);
         RecoveryResult? recovery = null;
         PageTable? pages = null;
         try

@@ -1,4 +1,5 @@
 using Cairn.Journal.Files;
+using Cairn.Paging;
 
 namespace Cairn.Opening;
 
@@ -10,4 +11,5 @@ internal sealed record OpenSettings(
     JournalSizing JournalSizing,
     TimeSpan SlowJournalWriteThreshold,
     bool PrepareSpareJournals,
-    long JournalRetentionBytes = 0);
+    long JournalRetentionBytes = 0,
+    long RetainedScratchBytes = ScratchAllocator.DefaultRetainedSpareBytes);

@@ -7,6 +7,12 @@ namespace Cairn.Paging;
 /// 1..count. The header records the builder session that created the array; only that session may
 /// change it in place, every other one copies it first. Sessions end when their builder publishes,
 /// so an array reachable from a published table is never written again.
+/// <para>
+/// New arrays come from <see cref="NodeArrayPool"/>. A published array a builder copies is added to
+/// <c>replaced</c> (when given): once the table built is published and its predecessor's readers are gone,
+/// the reclaimer returns it to the pool. An owned array a builder outgrows or empties goes back at once:
+/// no table reaches it.
+/// </para>
 /// </summary>
 internal static class NodeArrays
 {
@@ -22,49 +28,60 @@ internal static class NodeArrays
 
     public static PageTableNode[] NewChildren(long session, int capacity)
     {
-        var children = new PageTableNode[1 + capacity];
+        var children = NodeArrayPool.RentChildren(1 + capacity);
         children[0].Bitmap = (ulong)session;
         return children;
     }
 
     public static PageVersion[] NewVersions(long session, PageVersion version)
-        => [new PageVersion(0, session, 0), version];
+    {
+        var versions = NodeArrayPool.RentVersions(2);
+        versions[0] = new PageVersion(0, session, 0);
+        versions[1] = version;
+        return versions;
+    }
 
     /// <summary>The array itself if the session owns it, otherwise a copy that it owns.</summary>
-    public static PageTableNode[] Own(PageTableNode[] children, int count, long session)
+    public static PageTableNode[] Own(PageTableNode[] children, int count, long session, List<object>? replaced)
     {
         if (IsOwnedBy(children, session))
             return children;
-        PageTableNode[] copy = children.AsSpan(0, 1 + count).ToArray();
+        PageTableNode[] copy = NodeArrayPool.RentChildren(1 + count);
+        children.AsSpan(0, 1 + count).CopyTo(copy);
         copy[0].Bitmap = (ulong)session;
+        replaced?.Add(children);
         return copy;
     }
 
-    public static PageVersion[] Own(PageVersion[] versions, int count, long session)
+    public static PageVersion[] Own(PageVersion[] versions, int count, long session, List<object>? replaced)
     {
         if (IsOwnedBy(versions, session))
             return versions;
-        PageVersion[] copy = versions.AsSpan(0, 1 + count).ToArray();
+        PageVersion[] copy = NodeArrayPool.RentVersions(1 + count);
+        versions.AsSpan(0, 1 + count).CopyTo(copy);
         copy[0] = new PageVersion(0, session, 0);
+        replaced?.Add(versions);
         return copy;
     }
 
-    public static PageTableNode[] Insert(PageTableNode[] children, int count, int index, PageTableNode child, long session)
+    public static PageTableNode[] Insert(PageTableNode[] children, int count, int index, PageTableNode child, long session, List<object>? replaced)
     {
         if (IsOwnedBy(children, session))
             return InsertInPlaceOrGrow(children, count, index, child);
-        PageTableNode[] copy = CopyWithInsert(children, count, index, child, capacity: count + 1);
+        PageTableNode[] copy = CopyWithInsert(children, count, index, child, NodeArrayPool.RentChildren(1 + count + 1));
         copy[0].Bitmap = (ulong)session;
+        replaced?.Add(children);
         return copy;
     }
 
-    public static PageVersion[] Insert(PageVersion[] versions, int count, int index, PageVersion version, long session)
+    public static PageVersion[] Insert(PageVersion[] versions, int count, int index, PageVersion version, long session, List<object>? replaced)
     {
         if (IsOwnedBy(versions, session))
             return InsertInPlaceOrGrow(versions, count, index, version);
         // Copies of published arrays are sized exactly: most are published again without growing.
-        PageVersion[] copy = CopyWithInsert(versions, count, index, version, capacity: count + 1);
+        PageVersion[] copy = CopyWithInsert(versions, count, index, version, NodeArrayPool.RentVersions(1 + count + 1));
         copy[0] = new PageVersion(0, session, 0);
+        replaced?.Add(versions);
         return copy;
     }
 
@@ -76,10 +93,24 @@ internal static class NodeArrays
     }
 
     /// <summary>
+    /// An array a builder drops from its table: back to the pool now if the session owns it (nothing else
+    /// reaches it), else onto <paramref name="replaced"/> for the reclaimer.
+    /// </summary>
+    public static void Drop(object items, long session, List<object>? replaced)
+    {
+        bool owned = items is PageTableNode[] children ? IsOwnedBy(children, session) : IsOwnedBy((PageVersion[])items, session);
+        if (owned)
+            NodeArrayPool.Return(items);
+        else
+            replaced?.Add(items);
+    }
+
+    /// <summary>
     /// In place when there is room. Otherwise the array grows by a quarter: a builder inserting many
     /// pages under one node (a commit allocating a run of pages) should not copy it once per page,
     /// yet the slack ends up in published tables, whose size is the readers' cache footprint
     /// (doubling made a 100,000-entry table 4.1 MB, a quarter 3.4 MB, exact sizes 3.2 MB).
+    /// The outgrown array is owned (no table reaches it) and goes back to the pool.
     /// </summary>
     private static T[] InsertInPlaceOrGrow<T>(T[] items, int count, int index, T item)
     {
@@ -89,13 +120,18 @@ internal static class NodeArrays
             items[1 + index] = item;
             return items;
         }
-        return CopyWithInsert(items, count, index, item, capacity: Math.Min(MaxEntries, count + 1 + count / 4));
+        int capacity = Math.Min(MaxEntries, count + 1 + count / 4);
+        T[] grown = CopyWithInsert(items, count, index, item, Rent<T>(1 + capacity));
+        NodeArrayPool.Return(items);
+        return grown;
     }
 
-    /// <summary>Copies header and entries, with <paramref name="item"/> inserted; the header is the caller's to set.</summary>
-    private static T[] CopyWithInsert<T>(T[] items, int count, int index, T item, int capacity)
+    private static T[] Rent<T>(int length)
+        => typeof(T) == typeof(PageTableNode) ? (T[])(object)NodeArrayPool.RentChildren(length) : (T[])(object)NodeArrayPool.RentVersions(length);
+
+    /// <summary>Copies header and entries into <paramref name="copy"/>, with <paramref name="item"/> inserted; the header is the caller's to set.</summary>
+    private static T[] CopyWithInsert<T>(T[] items, int count, int index, T item, T[] copy)
     {
-        var copy = new T[1 + capacity];
         Array.Copy(items, 0, copy, 0, 1 + index);
         copy[1 + index] = item;
         Array.Copy(items, 1 + index, copy, 2 + index, count - index);

@@ -17,10 +17,13 @@ internal sealed partial class PageTable
         private long _session = NodeArrays.NewSession();
         /// <summary>The table that equals the builder's contents, while no change was made since.</summary>
         private PageTable? _unchanged;
+        // Where published arrays this builder copied or dropped go (null: nowhere, the GC takes them).
+        private readonly List<object>? _replaced;
 
-        internal Builder(PageTable source, PageTableNode root, int rootShift, int count)
+        internal Builder(PageTable source, PageTableNode root, int rootShift, int count, List<object>? replaced)
         {
             _unchanged = source;
+            _replaced = replaced;
             _root = root;
             _rootShift = rootShift;
             _count = count;
@@ -75,8 +78,10 @@ internal sealed partial class PageTable
             // no page number needs.
             while (_rootShift != 0 && _root.Bitmap == 1)
             {
+                object dropped = _root.Items!;
                 _root = _root.Children[1];
                 _rootShift -= PageTableNode.SlotBits;
+                NodeArrays.Drop(dropped, _session, _replaced);
             }
             if (_root.Bitmap == 0)
                 _rootShift = 0;
@@ -125,13 +130,13 @@ internal sealed partial class PageTable
             {
                 if (occupied)
                 {
-                    PageVersion[] versions = NodeArrays.Own(node.Versions, count, _session);
+                    PageVersion[] versions = NodeArrays.Own(node.Versions, count, _session, _replaced);
                     versions[1 + index] = version;
                     node.Items = versions;
                 }
                 else
                 {
-                    node.Items = NodeArrays.Insert(node.Versions, count, index, version, _session);
+                    node.Items = NodeArrays.Insert(node.Versions, count, index, version, _session, _replaced);
                     node.Bitmap |= slotBit;
                     _count++;
                 }
@@ -141,11 +146,11 @@ internal sealed partial class PageTable
             PageTableNode[] children;
             if (occupied)
             {
-                children = NodeArrays.Own(node.Children, count, _session);
+                children = NodeArrays.Own(node.Children, count, _session, _replaced);
             }
             else
             {
-                children = NodeArrays.Insert(node.Children, count, index, default, _session);
+                children = NodeArrays.Insert(node.Children, count, index, default, _session, _replaced);
                 node.Bitmap |= slotBit;
             }
             node.Items = children;
@@ -161,7 +166,7 @@ internal sealed partial class PageTable
 
             if (shift != 0)
             {
-                PageTableNode[] children = NodeArrays.Own(node.Children, count, _session);
+                PageTableNode[] children = NodeArrays.Own(node.Children, count, _session, _replaced);
                 node.Items = children;
                 ref PageTableNode child = ref children[1 + index];
                 RemoveIn(ref child, shift - PageTableNode.SlotBits, pageNumber);
@@ -172,12 +177,13 @@ internal sealed partial class PageTable
             // The entry, or a child that just became empty, leaves this node.
             if (count == 1)
             {
+                NodeArrays.Drop(node.Items!, _session, _replaced);
                 node = default;
                 return;
             }
             if (shift == 0)
             {
-                PageVersion[] versions = NodeArrays.Own(node.Versions, count, _session);
+                PageVersion[] versions = NodeArrays.Own(node.Versions, count, _session, _replaced);
                 NodeArrays.RemoveInPlace(versions, count, index);
                 node.Items = versions;
             }

@@ -6,7 +6,7 @@ namespace Cairn.Paging;
 
 /// <summary>
 /// The newest committed version of every page that is not in the data file yet, published with
-/// each environment state. Immutable: a writer derives the next table with <see cref="ToBuilder"/>,
+/// each environment state. Immutable: a writer derives the next table with <see cref="ToBuilder()"/>,
 /// sharing every node it does not change, so a reader keeps a consistent table for as long as it
 /// holds the reference. Publish a table to other threads with a volatile write (as the environment
 /// state is published): the builder fills its arrays with ordinary stores.
@@ -63,7 +63,14 @@ internal sealed partial class PageTable
     /// </summary>
     public EntriesUpToTransaction EntriesUpTo(long transactionId) => new(this, transactionId);
 
-    public Builder ToBuilder() => new(this, _root, _rootShift, Count);
+    public Builder ToBuilder() => new(this, _root, _rootShift, Count, replaced: null);
+
+    /// <summary>
+    /// A builder that adds every array of this table it copies or drops to <paramref name="replaced"/>: once the
+    /// table it builds is published and this one's readers are gone, they go back to <see cref="NodeArrayPool"/>
+    /// (if the built table is never published, the list is simply dropped).
+    /// </summary>
+    public Builder ToBuilder(List<object> replaced) => new(this, _root, _rootShift, Count, replaced);
 
     /// <summary>
     /// The walk below the bound check, one slot load per level. Shifting a bitmap left by

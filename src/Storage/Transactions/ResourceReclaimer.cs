@@ -12,14 +12,17 @@ internal sealed class RetiredResources
 {
     public readonly List<(nint Pointer, int PageCount)> ScratchVersions = [];
     public readonly List<(long PageNumber, int Count)> FreedPages = [];
+    /// <summary>Page-table arrays the published table no longer has (older tables still do): back to <see cref="NodeArrayPool"/>.</summary>
+    public readonly List<object> TableArrays = [];
     public MappedView? View;
 
-    public bool IsEmpty => ScratchVersions.Count == 0 && FreedPages.Count == 0 && View is null;
+    public bool IsEmpty => ScratchVersions.Count == 0 && FreedPages.Count == 0 && TableArrays.Count == 0 && View is null;
 
     public void Clear()
     {
         ScratchVersions.Clear();
         FreedPages.Clear();
+        TableArrays.Clear();
         View = null;
     }
 }
@@ -61,6 +64,8 @@ internal sealed unsafe class ResourceReclaimer(ScratchAllocator scratch)
             var resources = entry.Resources;
             foreach (var (pointer, count) in resources.ScratchVersions)
                 scratch.Free((byte*)pointer, count);
+            foreach (object array in resources.TableArrays)
+                NodeArrayPool.Return(array);
             _releasable.AddRange(resources.FreedPages);
             resources.View?.Dispose();
             resources.Clear();

@@ -79,10 +79,11 @@ internal sealed unsafe class StatePublisher
     /// <see cref="PublishCommit(LowLevelTransaction, long, JournalPosition, PageTable?, EnvironmentState?)"/> for a
     /// transaction whose entry may not be written yet (with <paramref name="lazyEntry"/>: filled in when it is, and
     /// <see cref="MarkDurable"/> follows). A durable commit's entry was written after every queued one before it, so
-    /// it makes them all durable.
+    /// it makes them all durable. <paramref name="preparedReplaced"/>: the arrays of <paramref name="preparedOn"/>'s table
+    /// that <paramref name="prepared"/> no longer has, retired if it is published.
     /// </summary>
     public void PublishCommit(LowLevelTransaction tx, long transactionId, JournalPosition position, EntryLocation? lazyEntry,
-        PageTable? prepared = null, EnvironmentState? preparedOn = null)
+        PageTable? prepared = null, EnvironmentState? preparedOn = null, List<object>? preparedReplaced = null)
     {
         bool durable = lazyEntry is null;
         lock (_stateLock)
@@ -102,9 +103,17 @@ internal sealed unsafe class StatePublisher
                     retired.ScratchVersions.Add((replaced.Pointer, replaced.PageCount));
                 retired.FreedPages.Add((pageNumber, count));
             }
-            var pages = prepared is not null && ReferenceEquals(current, preparedOn)
-                ? prepared
-                : WithTransactionPages(current.Pages, tx, transactionId);
+            PageTable pages;
+            if (prepared is not null && ReferenceEquals(current, preparedOn))
+            {
+                pages = prepared;
+                if (preparedReplaced is not null)
+                    retired.TableArrays.AddRange(preparedReplaced);
+            }
+            else
+            {
+                pages = WithTransactionPages(current.Pages, tx, transactionId, retired.TableArrays);
+            }
             PublishLocked(current.Committed(transactionId, current.Epoch + 1, pages, tx.Root, position, lazyEntry), retired);
             if (durable)
                 MarkDurableLocked(transactionId);
@@ -147,10 +156,13 @@ internal sealed unsafe class StatePublisher
             Readers.Publish(DurableSlot, _history.NewestAtOrBefore(_durableUpTo).Epoch);
     }
 
-    /// <summary><paramref name="pages"/> with the transaction's page versions set and the pages it freed removed.</summary>
-    public static PageTable WithTransactionPages(PageTable pages, LowLevelTransaction tx, long transactionId)
+    /// <summary>
+    /// <paramref name="pages"/> with the transaction's page versions set and the pages it freed removed; the arrays of
+    /// <paramref name="pages"/> it no longer reaches are added to <paramref name="replaced"/> (see <see cref="PageTable.ToBuilder(List{object})"/>).
+    /// </summary>
+    public static PageTable WithTransactionPages(PageTable pages, LowLevelTransaction tx, long transactionId, List<object> replaced)
     {
-        var builder = pages.ToBuilder();
+        var builder = pages.ToBuilder(replaced);
         foreach (var (pageNumber, run) in tx.DirtyPages)
             builder.Set(pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount));
         foreach (var (pageNumber, _) in tx.FreedPages)
@@ -241,7 +253,7 @@ internal sealed unsafe class StatePublisher
         {
             var current = _current;
             var retired = _reclaimer.Rent();
-            var pages = current.Pages.ToBuilder();
+            var pages = current.Pages.ToBuilder(retired.TableArrays);
             foreach (var (pageNumber, version) in flushed)
             {
                 if (current.Pages.TryGet(pageNumber, out var now) && now.Pointer == version.Pointer && now.TransactionId == version.TransactionId)

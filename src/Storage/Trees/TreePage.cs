@@ -1,4 +1,6 @@
+using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using Cairn.Paging;
 
 namespace Cairn.Trees;
@@ -133,7 +135,7 @@ internal static unsafe class TreePage
         {
             int middle = (int)((uint)(low + high) >> 1);
             byte* node = page + slots[middle];
-            int comparison = key.SequenceCompareTo(new ReadOnlySpan<byte>(node + LeafNodeHeader.Size, ((LeafNodeHeader*)node)->KeySize));
+            int comparison = CompareKeys(key, node + LeafNodeHeader.Size, ((LeafNodeHeader*)node)->KeySize);
             if (comparison == 0)
             {
                 found = true;
@@ -159,7 +161,7 @@ internal static unsafe class TreePage
         {
             int middle = (int)((uint)(low + high) >> 1);
             byte* node = page + slots[middle];
-            int comparison = key.SequenceCompareTo(new ReadOnlySpan<byte>(node + BranchNodeHeader.Size, ((BranchNodeHeader*)node)->KeySize));
+            int comparison = CompareKeys(key, node + BranchNodeHeader.Size, ((BranchNodeHeader*)node)->KeySize);
             if (comparison == 0)
                 return middle;
             if (comparison > 0)
@@ -168,6 +170,35 @@ internal static unsafe class TreePage
                 high = middle - 1;
         }
         return low - 1;
+    }
+
+    /// <summary>
+    /// Byte-wise order of <paramref name="key"/> and the stored key (sign only), 8 bytes at a time as big-endian
+    /// numbers: keys are short (16 bytes in the benchmarks), and the general comparison's call and setup were
+    /// 7 % of a sequential fill's profile.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int CompareKeys(ReadOnlySpan<byte> key, byte* stored, int storedLength)
+    {
+        if (!BitConverter.IsLittleEndian) // folded away by the JIT
+            return key.SequenceCompareTo(new ReadOnlySpan<byte>(stored, storedLength));
+        int common = Math.Min(key.Length, storedLength);
+        ref byte left = ref MemoryMarshal.GetReference(key);
+        int i = 0;
+        for (; i + sizeof(ulong) <= common; i += sizeof(ulong))
+        {
+            ulong a = BinaryPrimitives.ReverseEndianness(Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref left, i)));
+            ulong b = BinaryPrimitives.ReverseEndianness(Unsafe.ReadUnaligned<ulong>(stored + i));
+            if (a != b)
+                return a < b ? -1 : 1;
+        }
+        for (; i < common; i++)
+        {
+            int difference = Unsafe.Add(ref left, i) - stored[i];
+            if (difference != 0)
+                return difference;
+        }
+        return key.Length - storedLength;
     }
 
     // ---- space management ----

@@ -325,9 +325,14 @@ public sealed unsafe class FlushSchedulerTests
         // t = 10.5: 2 is flushed; the next sync is due 10 s after the last one.
         Assert.Equal(Seconds(9.5), Cycle(h, Seconds(0.5)));
         Assert.Equal(2, h.Scheduler.FlushedUpTo);
-        // t = 20: synced, and nothing is left to do.
-        Assert.Equal(Timeout.InfiniteTimeSpan, Cycle(h, Seconds(9.5)));
+        // t = 20: synced; the flushed pages' scratch memory is spare, so the flusher looks again after a sync interval.
+        Assert.Equal(Seconds(10), Cycle(h, Seconds(9.5)));
         Assert.Equal(2, h.Scheduler.SyncedUpTo);
+        Assert.True(h.Scratch.HasEmptyArenas);
+        // t = 30: still idle, nothing allocated since: the spare memory went back to the OS and nothing is left to do.
+        Assert.Equal(Timeout.InfiniteTimeSpan, Cycle(h, Seconds(10)));
+        Assert.False(h.Scratch.HasEmptyArenas);
+        Assert.Equal(0, h.Scratch.BytesInUse);
     }
 
     private static TimeSpan Cycle(FlushHarness h, TimeSpan after)

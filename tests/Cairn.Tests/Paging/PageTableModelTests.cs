@@ -11,12 +11,12 @@ namespace Cairn.Tests.Paging;
 /// </summary>
 public class PageTableModelTests
 {
-    private abstract record Operation;
-    private sealed record SetPage(long PageNumber) : Operation;
+    internal abstract record Operation;
+    internal sealed record SetPage(long PageNumber) : Operation;
     private sealed record RemovePage(long PageNumber) : Operation;
     /// <summary>Removes the Choice-th present page (mod the count), so removals mostly hit.</summary>
-    private sealed record RemovePresentPage(int Choice) : Operation;
-    private sealed record Publish : Operation;
+    internal sealed record RemovePresentPage(int Choice) : Operation;
+    internal sealed record Publish : Operation;
     /// <summary>Continues from an earlier published table (mod the count), as a rolled-back writer would.</summary>
     private sealed record RestartFrom(int Choice) : Operation;
 
@@ -70,7 +70,7 @@ public class PageTableModelTests
         }
     }
 
-    private static Gen<long> PageNumbers { get; } = Gen.Frequency(
+    internal static Gen<long> PageNumbers { get; } = Gen.Frequency(
         (6, Gen.Choose(0, 300).Select(n => (long)n)),                       // dense: updates, shared leaves
         (2, Gen.Choose(0, 200_000).Select(n => (long)n)),                   // a few levels deep
         (1, Gen.Choose(0, 5000).Select(n => PageTable.PageNumberLimit - 1 - n)), // near 2^40: the deepest trie

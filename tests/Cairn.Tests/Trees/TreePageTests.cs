@@ -99,4 +99,42 @@ public unsafe class TreePageTests
         Assert.False(between);
         Assert.Equal(keys.Length, TreePage.SearchLeaf(page, [0xFF, 0xFF], out _));
     }
+
+    [Fact]
+    public void Searches_order_keys_that_share_prefixes_across_the_8_byte_words_as_unsigned_bytes()
+    {
+        // Lengths around the 8-byte words the comparison reads, sharing long prefixes, with bytes that differ in
+        // sign: a leaf and a branch page both find every key at its place in byte order and miss keys between.
+        var random = new Random(20261126);
+        var keys = new SortedSet<byte[]>(Comparer<byte[]>.Create((a, b) => a.AsSpan().SequenceCompareTo(b)));
+        while (keys.Count < 120)
+        {
+            var key = new byte[random.Next(1, 26)];
+            for (int i = 0; i < key.Length; i++)
+                key[i] = random.Next(4) == 0 ? (byte)random.Next(256) : (byte)(i < 17 ? 0x7F : 0x80);
+            keys.Add(key);
+        }
+        byte[][] sorted = [.. keys];
+        byte* leaf = stackalloc byte[StorageConstants.PageSize];
+        byte* branch = stackalloc byte[StorageConstants.PageSize];
+        TreePage.Initialize(leaf, PageFlags.Leaf);
+        TreePage.Initialize(branch, PageFlags.Branch);
+        TreePage.WriteBranchNode(TreePage.AppendSlot(branch, BranchNodeHeader.Size), default, 0);
+        for (int i = 0; i < sorted.Length; i++)
+        {
+            TreePage.WriteLeafNode(TreePage.AppendSlot(leaf, LeafNodeHeader.Size + sorted[i].Length), sorted[i], [], 0, false);
+            TreePage.WriteBranchNode(TreePage.AppendSlot(branch, BranchNodeHeader.Size + sorted[i].Length), sorted[i], i + 1);
+        }
+        for (int i = 0; i < sorted.Length; i++)
+        {
+            Assert.Equal(i, TreePage.SearchLeaf(leaf, sorted[i], out bool found));
+            Assert.True(found);
+            Assert.Equal(i + 1, TreePage.SearchBranch(branch, sorted[i]));
+            byte[] longer = [.. sorted[i], 0x00]; // just after the key, before the next one
+            int expected = i + 1;
+            Assert.Equal(expected, TreePage.SearchLeaf(leaf, longer, out bool between));
+            Assert.Equal(sorted.Length > expected && sorted[expected].AsSpan().SequenceEqual(longer), between);
+            Assert.Equal(i + 1, TreePage.SearchBranch(branch, longer) - (between ? 1 : 0));
+        }
+    }
 }

@@ -45,6 +45,7 @@ internal sealed class FakeMergerPipeline : IMergerPipeline<FakeTransaction>
     private readonly Lock _gate = new();
     private readonly List<MergerEvent> _events = [];
     private readonly List<(long TransactionId, int[] Values)> _published = [];
+    private readonly List<string?> _writeThreads = [];
     private int _slots;
     private long _publishedId;
     private Exception? _nextWriteError;
@@ -54,6 +55,16 @@ internal sealed class FakeMergerPipeline : IMergerPipeline<FakeTransaction>
 
     /// <summary>Every journal write waits here first.</summary>
     public WriteGate Writes { get; } = new();
+
+    /// <summary>The name of the thread each write ran on, in write order.</summary>
+    public List<string?> WriteThreads
+    {
+        get
+        {
+            lock (_gate)
+                return [.. _writeThreads];
+        }
+    }
 
     /// <summary>The next write throws this (once).</summary>
     public void FailNextWrite(Exception error) => Volatile.Write(ref _nextWriteError, error);
@@ -176,6 +187,8 @@ internal sealed class FakeMergerPipeline : IMergerPipeline<FakeTransaction>
     internal void Write(FakeMergedTransaction transaction)
     {
         Record(MergerStep.Write, transaction.Slot, transaction.TransactionId);
+        lock (_gate)
+            _writeThreads.Add(Thread.CurrentThread.Name);
         Writes.Pass();
         if (Interlocked.Exchange(ref _nextWriteError, null) is { } error)
             throw error;

@@ -10,11 +10,12 @@ internal sealed class MergerHarness : IAsyncDisposable
     public static readonly TimeSpan HangGuard = TimeSpan.FromSeconds(30);
 
     /// <param name="maxTransactionPages">The fake counts one page per applied value, so this bounds values per batch.</param>
-    public MergerHarness(int maxQueuedOperations = 1024, long maxTransactionPages = 1_000_000, TimeSpan? queueTimeout = null)
+    public MergerHarness(int maxQueuedOperations = 1024, long maxTransactionPages = 1_000_000, TimeSpan? queueTimeout = null,
+        bool writeOnMergerWhenIdle = false)
     {
         // A batch duration no test reaches and no grace for returning callers: batches end by content, never by the clock.
         var settings = new MergerSettings(maxQueuedOperations, queueTimeout ?? HangGuard, maxTransactionPages,
-            MaxBatchDuration: TimeSpan.FromHours(1), ReturnGrace: TimeSpan.Zero);
+            MaxBatchDuration: TimeSpan.FromHours(1), ReturnGrace: TimeSpan.Zero, writeOnMergerWhenIdle);
         Merger = new TransactionMerger<FakeTransaction>(Pipeline, settings, new MergerStatistics());
     }
 

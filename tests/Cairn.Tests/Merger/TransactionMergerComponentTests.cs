@@ -10,10 +10,12 @@ namespace Cairn.Tests.Merger;
 /// </summary>
 public sealed class TransactionMergerComponentTests
 {
-    [Fact]
-    public async Task Concurrent_callers_are_each_published_once_in_transaction_order_before_their_tasks_complete()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task Concurrent_callers_are_each_published_once_in_transaction_order_before_their_tasks_complete(bool writeOnMergerWhenIdle)
     {
-        await using var harness = new MergerHarness();
+        await using var harness = new MergerHarness(writeOnMergerWhenIdle: writeOnMergerWhenIdle);
         const int callers = 8, perCaller = 100;
         var callerTasks = Enumerable.Range(0, callers).Select(c => Task.Run(async () =>
         {

@@ -34,6 +34,9 @@ internal sealed class InterleavedCase : IDisposable
     /// <summary>Durable log writes in the measured rounds; -1 for a store that does not count them.</summary>
     public long LogWrites { get; private set; }
 
+    /// <summary>Bytes the whole process allocated during the measured rounds (only this case runs then).</summary>
+    public long AllocatedBytes { get; private set; }
+
     public double TotalRate => MeasuredPuts / (_ticks / (double)Stopwatch.Frequency);
 
     public double MedianRate
@@ -65,15 +68,18 @@ internal sealed class InterleavedCase : IDisposable
     public void RunRound(bool measured)
     {
         _logCounter?.LogWritesSinceLastRead();
+        long allocatedBefore = GC.GetTotalAllocatedBytes(precise: false);
         long start = Stopwatch.GetTimestamp();
         Callers.RunRound(record: measured);
         long elapsed = Stopwatch.GetTimestamp() - start;
+        long allocated = GC.GetTotalAllocatedBytes(precise: false) - allocatedBefore;
         long writes = _logCounter?.LogWritesSinceLastRead() ?? 0;
         if (!measured)
             return;
         long puts = Callers.RecordedPuts - MeasuredPuts;
         MeasuredPuts = Callers.RecordedPuts;
         _ticks += elapsed;
+        AllocatedBytes += allocated;
         _roundRates.Add(puts / (elapsed / (double)Stopwatch.Frequency));
         if (LogWrites >= 0)
             LogWrites += writes;

@@ -64,21 +64,10 @@ internal sealed class StagingDirectory : IDisposable
     /// <summary>Deletes the staging folder unless it was committed, then lets its lock go.</summary>
     public void Dispose()
     {
+        // Left behind if it cannot go, it is never mistaken for the target (its name says it is staging), and with
+        // its lock let go the next backup or restore to the target deletes it.
         if (!_committed)
-        {
-            try
-            {
-                Directory.Delete(Path, recursive: true);
-            }
-            catch (IOException)
-            {
-                // Left behind, it is never mistaken for the target (its name says it is staging), and with its lock let
-                // go the next backup or restore to the target deletes it.
-            }
-            catch (UnauthorizedAccessException)
-            {
-            }
-        }
+            StagingOwnerLock.TryDelete(() => Directory.Delete(Path, recursive: true));
         StagingOwnerLock.Release(Path, _ownerLock);
     }
 }

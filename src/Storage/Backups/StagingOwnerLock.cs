@@ -59,7 +59,8 @@ internal static class StagingOwnerLock
         }
     }
 
-    private static void TryDelete(Action delete)
+    /// <summary>Runs a delete, leaving what an I/O or permission error keeps for a later cleanup (names say it is staging).</summary>
+    public static void TryDelete(Action delete)
     {
         try
         {

@@ -3,19 +3,20 @@ using System.CommandLine;
 namespace Cairn.Cli;
 
 /// <summary>
-/// Opens an environment the way every command looks at one. The engine has no read-only open, so this is the
-/// ordinary open: it takes the environment's lock, replays the journals of an environment that was not closed
-/// cleanly (cutting off a torn tail), and the close flushes and syncs what was replayed. What was acknowledged
-/// never changes; the files may. A directory without a data file is refused rather than made an environment.
+/// Opens an environment the way every command looks at one. Commands that inspect (info, verify, dump, iostats)
+/// open it read-only (<see cref="StorageEnvironment.OpenReadOnly(StorageOptions)"/>): nothing on disk changes, an
+/// environment that was not closed cleanly is recovered in memory only, and one that another process has open is
+/// refused. A backup opens it as an application does (<see cref="RunWritable"/>).
 /// </summary>
 internal static class EnvironmentAccess
 {
     public const string HelpNote = """
-        Opening: an environment's directory is opened as an application opens it. The command takes the environment's
-        lock (exit code 3 while another process has it open) and, if the environment was not closed cleanly, replays its
-        journals (a torn tail is cut off); closing then flushes and syncs the replayed transactions into the data file,
-        exactly as the application's next open would. Acknowledged data never changes, but the files may. Nothing is
-        created: a directory without cairn.data is refused.
+        Opening: info, verify, dump and iostats open an environment read-only: no file is created, written, cut or
+        deleted. An environment that was not closed cleanly is recovered in memory (its journals replayed, nothing
+        written back); a journal that ends in a damaged or torn entry is reported and left as it is (verify exits 1 on
+        it). An environment another process has open is refused (exit code 3): its files change under a reader, so close
+        it first or inspect a backup. backup opens it as an application does: it takes the lock, recovers, and its close
+        flushes and syncs what was replayed. Nothing is created: a directory without cairn.data is refused.
         """;
 
     /// <summary>The DIR argument of the commands that open an environment.</summary>
@@ -23,10 +24,29 @@ internal static class EnvironmentAccess
 
     public static string DataFilePath(string directory) => Path.Combine(directory, StorageEnvironment.DataFileName);
 
-    /// <summary>Opens the environment in <paramref name="directory"/>, runs <paramref name="body"/> on it and closes it, showing progress for each.</summary>
-    public static int Run(CliContext context, string directory, Func<StorageEnvironment, int> body)
+    /// <summary>Opens the environment in <paramref name="directory"/> read-only, runs <paramref name="body"/> on it and closes it.</summary>
+    public static int Run(CliContext context, string directory, Func<ReadOnlyEnvironment, int> body)
     {
-        var environment = Open(context, directory);
+        ReadOnlyEnvironment environment;
+        using (Progress.Start(context, $"opening {directory} read-only (replaying its journals in memory if it was not closed cleanly)"))
+            environment = StorageEnvironment.OpenReadOnly(new StorageOptions(directory));
+        using (environment)
+            return body(environment);
+    }
+
+    /// <summary>
+    /// Opens the environment in <paramref name="directory"/> as an application does (lock, recovery, a close that flushes
+    /// and syncs), for a command that needs a writable environment; a directory without a data file is refused.
+    /// </summary>
+    public static int RunWritable(CliContext context, string directory, Func<StorageEnvironment, int> body)
+    {
+        if (!Directory.Exists(directory))
+            throw new CliFailure(ExitCodes.IoFailure, $"{directory}: no such directory");
+        if (!File.Exists(DataFilePath(directory)))
+            throw new CliFailure(ExitCodes.IoFailure, $"{directory}: not a Cairn environment (no {StorageEnvironment.DataFileName}); nothing was opened or created");
+        StorageEnvironment environment;
+        using (Progress.Start(context, $"opening {directory} (replaying its journals if it was not closed cleanly)"))
+            environment = StorageEnvironment.Open(new StorageOptions(directory));
         int exitCode;
         try
         {
@@ -41,19 +61,17 @@ internal static class EnvironmentAccess
         return exitCode;
     }
 
+    /// <summary>A warning on standard error when the journal ends in a damaged or torn entry that the read-only open left as it is.</summary>
+    public static void WarnOfJournalTail(CliContext context, string command, ReadOnlyEnvironment environment)
+    {
+        if (environment.JournalTail is { } tail)
+            context.Error.WriteLine($"cairn {command}: warning: the journal ends in an entry that does not validate, left out of what is shown: " +
+                                    $"{tail}{Environment.NewLine}  {tail.Problem} (cairn verify exits 1 on it)");
+    }
+
     private static void Close(CliContext context, StorageEnvironment environment, string directory)
     {
         using var progress = Progress.Start(context, $"closing {directory} (flushing and syncing what was replayed)");
         environment.Dispose();
-    }
-
-    private static StorageEnvironment Open(CliContext context, string directory)
-    {
-        if (!Directory.Exists(directory))
-            throw new CliFailure(ExitCodes.IoFailure, $"{directory}: no such directory");
-        if (!File.Exists(DataFilePath(directory)))
-            throw new CliFailure(ExitCodes.IoFailure, $"{directory}: not a Cairn environment (no {StorageEnvironment.DataFileName}); nothing was opened or created");
-        using var progress = Progress.Start(context, $"opening {directory} (replaying its journals if it was not closed cleanly)");
-        return StorageEnvironment.Open(new StorageOptions(directory));
     }
 }

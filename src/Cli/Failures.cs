@@ -32,7 +32,8 @@ internal static class Failures
         TreeCorruptionException t => (ExitCodes.Damage, Damaged(dataFilePath ?? "the data file", t.PageNumber * StorageEnvironment.PageSize, t.Message)),
         JournalCorruptionException j => (ExitCodes.Damage, Damaged(j.FilePath ?? "a journal", j.EntryOffset, j.Message)),
         StorageFormatException f => (ExitCodes.Damage, Damaged(f.FilePath, f.Offset, f.Message)),
-        EnvironmentLockedException locked => (ExitCodes.IoFailure, $"{locked.Message} Close it there first: inspecting takes the environment's lock."),
+        EnvironmentLockedException locked => (ExitCodes.IoFailure, $"{locked.Message} The tools open an environment read-only and only while no " +
+            "other process has it open (its files change under a reader): close it there first, or inspect a backup of it (cairn backup)."),
         PalIOException pal => (ExitCodes.IoFailure, pal.Offset is { } offset ? $"{pal.FilePath} at offset {offset}: {pal.Message}" : pal.Message),
         InvalidDataException data => (ExitCodes.IoFailure, data.Message),
         IOException or UnauthorizedAccessException => (ExitCodes.IoFailure, e.Message),

@@ -68,15 +68,21 @@ public class CommandLineTests
         Assert.Empty(Directory.EnumerateFileSystemEntries(empty));
     }
 
-    [Fact]
-    public void An_environment_another_instance_has_open_is_an_open_failure()
+    [Theory]
+    [InlineData("info")]
+    [InlineData("verify")]
+    [InlineData("dump")]
+    public void An_environment_another_instance_has_open_is_an_open_failure(string command)
     {
-        using var sample = new SampleEnvironment("cli-locked");
+        using var sample = new SampleEnvironment($"cli-locked-{command}");
         using var env = StorageEnvironment.Open(new StorageOptions(sample.Path) { LockWaitTimeout = TimeSpan.Zero });
+        string[] extra = command == "dump" ? ["--tree", "users"] : [];
 
-        var result = CliRun.Run("info", sample.Path);
+        var result = CliRun.Run([command, sample.Path, .. extra]);
 
         Assert.True(result.ExitCode == 3, result.ToString());
-        Assert.Contains("already open", result.Error);
+        Assert.Contains($"cairn {command}: The environment in '{sample.Path}' is already open in another process or instance. " +
+                        "The tools open an environment read-only and only while no other process has it open", result.Error);
+        Assert.Empty(result.Output);
     }
 }

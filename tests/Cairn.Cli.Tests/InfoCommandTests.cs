@@ -48,7 +48,7 @@ public class InfoCommandTests
     }
 
     [Fact]
-    public void An_environment_not_closed_cleanly_is_recovered_and_says_what_was_replayed()
+    public void An_environment_not_closed_cleanly_is_recovered_in_memory_and_says_what_was_replayed()
     {
         using var crashed = new UncleanEnvironment("cli-info-unclean", transactions: 5);
 
@@ -56,7 +56,29 @@ public class InfoCommandTests
 
         Assert.True(result.ExitCode == 0, result.ToString());
         Assert.Contains("last committed 5, flushed 0, synced 0", result.Output);
-        Assert.Contains("replayed 5 transactions from the journals", result.Output);
-        Assert.Contains("replayed nothing", CliRun.Run("info", crashed.Path).Output);
+        Assert.Contains("replayed 5 transactions from the journals (in memory", result.Output);
+        // Read-only: nothing was written back, so the next look replays the same again.
+        Assert.Contains("replayed 5 transactions from the journals", CliRun.Run("info", crashed.Path).Output);
+    }
+
+    [Fact]
+    public void A_damaged_or_torn_last_entry_is_named_in_text_and_json()
+    {
+        using var crashed = new UncleanEnvironment("cli-info-tail", transactions: 5);
+        var (offset, transaction) = crashed.DamageLastEntry();
+        string expected = $"damaged or torn: {crashed.FirstJournal}, offset {offset}, transaction {transaction}";
+
+        var text = CliRun.Run("info", crashed.Path);
+        Assert.True(text.ExitCode == 0, text.ToString());
+        Assert.Matches($@"\n  journal tail +{Regex.Escape(expected)}: ", text.Output);
+        Assert.Contains($"cairn info: warning: the journal ends in an entry that does not validate, left out of what is shown: {expected}", text.Error);
+
+        var json = CliRun.Run("info", crashed.Path, "--json");
+        Assert.True(json.ExitCode == 0, json.ToString());
+        using var document = JsonDocument.Parse(json.Output);
+        var tail = document.RootElement.GetProperty("journalTail");
+        Assert.Equal(crashed.FirstJournal, tail.GetProperty("filePath").GetString());
+        Assert.Equal(offset, tail.GetProperty("offset").GetInt64());
+        Assert.Equal(transaction, tail.GetProperty("transactionId").GetInt64());
     }
 }

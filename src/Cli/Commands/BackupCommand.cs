@@ -33,7 +33,7 @@ internal static class BackupCommand
             bool asStream = parse.GetValue(stream);
             var options = new BackupOptions { Compact = parse.GetValue(compact) };
             return Failures.Guard(context, "backup", EnvironmentAccess.DataFilePath(dir), () =>
-                EnvironmentAccess.Run(context, dir, env =>
+                EnvironmentAccess.RunWritable(context, dir, env =>
                 {
                     BackupResult result;
                     using (Progress.Start(context, $"backing up {dir} to {dest}"))

@@ -49,8 +49,9 @@ internal static class DumpCommand
 
     private sealed record DumpRequest(string Tree, byte[] Prefix, bool Hex, long Limit);
 
-    private static int Dump(CliContext context, StorageEnvironment env, DumpRequest request)
+    private static int Dump(CliContext context, ReadOnlyEnvironment env, DumpRequest request)
     {
+        EnvironmentAccess.WarnOfJournalTail(context, "dump", env);
         using var tx = env.BeginRead();
         if (!tx.TryOpenTree(request.Tree, out var tree))
         {

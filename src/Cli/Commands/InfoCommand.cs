@@ -9,7 +9,8 @@ internal static class InfoCommand
     public const string Notes = """
         Shows the data file and its format; the last committed, flushed and synced transactions and how many this open
         replayed; every tree with its entries, depth and pages; the pages in use, free and waiting for readers; and the
-        journal files on disk with their sizes and hard-link counts (above 1: a journal shared within a journal group).
+        journal files on disk with their sizes and hard-link counts (above 1: a journal shared within a journal group). A
+        journal that ends in a damaged or torn entry is named (in --json: journalTail) and left as it is.
         """;
 
     public static Command Create(CliContext context)
@@ -27,6 +28,7 @@ internal static class InfoCommand
             return Failures.Guard(context, "info", EnvironmentAccess.DataFilePath(dir), () => EnvironmentAccess.Run(context, dir, env =>
             {
                 var info = env.GetInfo();
+                EnvironmentAccess.WarnOfJournalTail(context, "info", env);
                 if (parse.GetValue(json))
                     CliJson.Write(context.Output, info);
                 else

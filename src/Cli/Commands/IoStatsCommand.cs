@@ -52,8 +52,8 @@ internal static class IoStatsCommand
             return EnvironmentAccess.Run(context, request.Source, env =>
             {
                 if (env.IoStats.TotalRecorded == 0)
-                    context.Error.WriteLine("cairn iostats: no I/O since this open (nothing to replay). A running workload's statistics are in its " +
-                                            "own process: save them there with IoStats.WriteJson and pass that file.");
+                    context.Error.WriteLine("cairn iostats: no I/O since this open (it is read-only and writes nothing). A running workload's statistics " +
+                                            "are in its own process: save them there with IoStats.WriteJson and pass that file.");
                 return Show(context, env.IoStats, request);
             });
         }

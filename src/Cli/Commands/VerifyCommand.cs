@@ -10,7 +10,9 @@ internal static class VerifyCommand
         Checks every tree's key order, separator bounds, depth, counts and page checksums, and that every page is exactly
         one of in use, free, or waiting for readers; opening has already checked the header and replayed and validated the
         journals. Exit code 0 when everything holds, 1 on damage, each problem printed with the file and offset where it
-        was found.
+        was found. A journal that ends in an entry that does not validate is damage too ("damaged or torn: FILE, offset N,
+        transaction T"): a crash may tear an unacknowledged write, but the bytes cannot show that the entry was not
+        acknowledged, so verify reports it instead of cutting it off; the application's next open cuts it off.
         """;
 
     public static Command Create(CliContext context)
@@ -43,11 +45,19 @@ internal static class VerifyCommand
         return command;
     }
 
-    private static int Verify(CliContext context, StorageEnvironment env, string directory, bool json)
+    private static int Verify(CliContext context, ReadOnlyEnvironment env, string directory, bool json)
     {
         VerificationReport report;
         using (Progress.Start(context, $"verifying {directory} (every tree, page and free-space bit)"))
             report = env.Verify();
+        if (env.JournalTail is { } tail)
+        {
+            string message = $"{tail}{Environment.NewLine}  {tail.Problem}; everything before it verifies (as of transaction {Numbers.Count(report.TransactionId)})";
+            if (json)
+                CliJson.Write(context.Output, new { ok = false, directory, error = message, journalTail = tail, report });
+            context.Error.WriteLine($"cairn verify: {message}");
+            return ExitCodes.Damage;
+        }
         if (json)
         {
             CliJson.Write(context.Output, new { ok = true, directory, report });

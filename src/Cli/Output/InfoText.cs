@@ -14,7 +14,9 @@ internal static class InfoText
                                   $"synced {Numbers.Count(info.LastSyncedTransactionId)}");
         facts.Add("this open", info.TransactionsReplayedAtOpen == 0
             ? "replayed nothing (the environment was closed cleanly, or had nothing unsynced)"
-            : $"replayed {Numbers.Count(info.TransactionsReplayedAtOpen)} transactions from the journals");
+            : $"replayed {Numbers.Count(info.TransactionsReplayedAtOpen)} transactions from the journals (in memory: the files are left as they are)");
+        if (info.JournalTail is { } tail)
+            facts.Add("journal tail", $"{tail}: {tail.Problem}");
         facts.Add("pages", $"{Numbers.Count(info.HighWaterMark)} allocated ({Numbers.Size(info.HighWaterMark * info.PageSize)}): {Numbers.Count(info.PagesInUse)} in use, " +
                            $"{Numbers.Count(info.FreePages)} free, {Numbers.Count(info.PagesWaitingForReaders)} waiting for readers");
         facts.Add("journal group", JournalGroup(info));

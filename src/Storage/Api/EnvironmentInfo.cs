@@ -46,7 +46,29 @@ public sealed record EnvironmentInfo(
     IReadOnlyList<EnvironmentJournalFile> Journals,
     SharedJournalRole SharedJournalRole,
     int OpenBranches,
-    bool SharesRootJournal);
+    bool SharesRootJournal)
+{
+    /// <summary>
+    /// A read-only environment's <see cref="ReadOnlyEnvironment.JournalTail"/>: the journal ends in an invalid entry,
+    /// left as it is. Always null from <see cref="StorageEnvironment.GetInfo"/>, whose open cut such a tail off (and logged it).
+    /// </summary>
+    public JournalTailDamage? JournalTail { get; init; }
+}
+
+/// <summary>
+/// Where a journal ends in an invalid entry with nothing valid after it: a write torn by a crash (never acknowledged),
+/// or a damaged acknowledged entry. Its bytes cannot tell which; a writable open cuts it off, a read-only one reports it.
+/// </summary>
+/// <param name="FilePath">The journal file.</param>
+/// <param name="Offset">The invalid entry's offset in it.</param>
+/// <param name="TransactionId">The entry's transaction when its header is intact (only its payload fails), otherwise null.</param>
+/// <param name="Problem">What is wrong with it.</param>
+public sealed record JournalTailDamage(string FilePath, long Offset, long? TransactionId, string Problem)
+{
+    /// <summary>"damaged or torn: FILE, offset N, transaction T" (transaction "unknown" when the header is not intact).</summary>
+    public override string ToString()
+        => $"damaged or torn: {FilePath}, offset {Offset}, transaction {(TransactionId is { } id ? id.ToString(System.Globalization.CultureInfo.InvariantCulture) : "unknown")}";
+}
 
 /// <summary>One named tree in <see cref="EnvironmentInfo.Trees"/>.</summary>
 /// <param name="Name">The tree's name.</param>

@@ -19,7 +19,7 @@ internal static class ReadAccess
         return true;
     }
 
-    public static bool TryOpenTree(ReadContext context, long generation, StorageEnvironment environment, TreeHandle handle, out Tree tree)
+    public static bool TryOpenTree(ReadContext context, long generation, IReadHost environment, TreeHandle handle, out Tree tree)
     {
         ArgumentNullException.ThrowIfNull(handle);
         if (!ReferenceEquals(handle.Environment, environment))

@@ -18,14 +18,15 @@ public class ReadTransaction : IDisposable
     // The use of the (pooled) context this transaction is: trees and cursors it hands out carry it too.
     private readonly long _generation;
 
-    internal ReadTransaction(StorageEnvironment environment, Transactions.ReadContext context)
+    internal ReadTransaction(IReadHost host, Transactions.ReadContext context)
     {
-        Environment = environment;
+        Host = host;
         _context = context;
         _generation = context.Generation;
     }
 
-    internal StorageEnvironment Environment { get; }
+    /// <summary>The environment whose snapshot this is (a writable or a read-only one).</summary>
+    internal IReadHost Host { get; }
 
     internal Transactions.LowLevelTransaction Low => _context.Low;
 
@@ -51,7 +52,7 @@ public class ReadTransaction : IDisposable
     {
         ArgumentException.ThrowIfNullOrEmpty(name);
         ThrowIfDisposed();
-        return ReadAccess.TryOpenTree(_context, _generation, name, Environment.DataFilePath, out tree);
+        return ReadAccess.TryOpenTree(_context, _generation, name, Host.DataFilePath, out tree);
     }
 
     /// <summary>
@@ -71,7 +72,7 @@ public class ReadTransaction : IDisposable
     public bool TryOpenTree(TreeHandle handle, out Tree tree)
     {
         ThrowIfDisposed();
-        return ReadAccess.TryOpenTree(_context, _generation, Environment, handle, out tree);
+        return ReadAccess.TryOpenTree(_context, _generation, Host, handle, out tree);
     }
 
     /// <summary>The names of every tree, in order.</summary>
@@ -108,5 +109,5 @@ public class ReadTransaction : IDisposable
 
     private protected virtual bool CanDispose => true;
 
-    private protected virtual void OnDispose() => Environment.EndRead(_context);
+    private protected virtual void OnDispose() => Host.EndRead(_context);
 }

@@ -307,9 +307,7 @@ public sealed partial class StorageEnvironment : IDisposable
             // A replica never allocates, so its free-space mirror is the one it opened with; the applied entries carry the bitmap pages.
             var freeSpace = _replica is null ? _freeSpace
                 : FreeSpaceMap.Load(tx.Low, tx.Low.State.FreeSpaceDirectoryPage, tx.Low.State.NextPageNumber);
-            var summary = EnvironmentVerifier.Verify(tx.Low, freeSpace, _states.WaitingPages(), _dataFile.FilePath);
-            return new VerificationReport(summary.TransactionId, summary.HighWaterMark, summary.PagesInUse, summary.FreePages,
-                summary.PagesWaitingForReaders, summary.Trees, summary.Entries);
+            return EnvironmentVerifier.Verify(tx.Low, freeSpace, _states.WaitingPages(), _dataFile.FilePath).ToReport();
         }
         finally
         {

@@ -20,8 +20,12 @@ public sealed class WriteTransaction : ReadTransaction
     internal WriteTransaction(StorageEnvironment environment, Transactions.LowLevelTransaction low, bool merged = false)
         : base(environment, new Transactions.ReadContext(low, readerSlot: -1))
     {
+        Environment = environment;
         _merged = merged;
     }
+
+    /// <summary>The environment it commits to.</summary>
+    internal StorageEnvironment Environment { get; }
 
     private protected override bool CanDispose => !_merged;
 

@@ -40,16 +40,10 @@ internal static unsafe class EnvironmentOpener
 
         var dataFile = DataFile.Open(dataPath, settings.LockWaitTimeout);
         var scratch = new ScratchAllocator(settings.RetainedScratchBytes);
-        RecoveryResult? recovery = null;
-        PageTable? pages = null;
+        EnvironmentState? state = null;
         try
         {
-            var headers = new HeaderStore(dataFile);
-            headers.Load();
-            var header = headers.Current;
-            if (headers.RepairedCopy is { } repaired)
-                Log.HeaderCopyRepaired(logger, dataFile.FilePath, repaired.Offset, repaired.Problem, header.LastTransactionId, header.JournalSequence);
-            CheckHeaderAgainstFile(header, dataFile);
+            var headers = StateRecovery.LoadHeaders(dataFile, logger, readOnly: false);
             if (dataFile.TrailingBytes != 0)
             {
                 Log.DataFileTrailingBytes(logger, dataFile.FilePath, dataFile.PageCount * StorageConstants.PageSize, dataFile.TrailingBytes);
@@ -59,20 +53,8 @@ internal static unsafe class EnvironmentOpener
             // Replayed pages stay in scratch memory (and become the first state's page table) up to half the
             // limit; a spill rewrites them all and makes the next entries read them back, so it is the exception.
             long recoveryBudget = settings.MaxScratchBytes / 2;
-            recovery = JournalRecovery.Run(journals, header, dataFile, scratch, recoveryBudget, logger,
-                keepSynced: settings.JournalRetentionBytes > 0);
-            var builder = PageTable.Empty.ToBuilder();
-            foreach (var (pageNumber, version) in recovery.Pages)
-                builder.Set(pageNumber, version);
-            pages = builder.ToImmutable();
-
-            var state = new EnvironmentState(recovery.LastTransactionId, epoch: 1, pages, recovery.LastEntry?.Root ?? header.Root,
-                dataFile.Map(), recovery.Position);
-            var freeSpace = FreeSpaceMap.Load(LowLevelTransaction.ForReading(dataFile, scratch, state),
-                state.FreeSpaceDirectoryPage, state.NextPageNumber);
-            // Replay rebuilt runs that later replayed transactions freed; the recovered map says which.
-            pages = FreedRecoveredRuns.Drop(pages, freeSpace, scratch, dataFile.FilePath, out _);
-            state = state.WithPages(state.Epoch, pages, state.View);
+            (state, var freeSpace, var recovery) = StateRecovery.Recover(journals, headers.Current, dataFile, scratch, recoveryBudget, logger,
+                keepSynced: settings.JournalRetentionBytes > 0, readOnly: false);
             var ioStats = new IoStats(settings.IoStatsCapacity);
             var inventory = new JournalInventory(journals, settings.JournalSizing, recovery.Journals, logger,
                 settings.JournalRetentionBytes > 0 ? new JournalRetention(settings.JournalRetentionBytes) : null);
@@ -82,16 +64,8 @@ internal static unsafe class EnvironmentOpener
         }
         catch
         {
-            if (pages is not null)
-            {
-                foreach (var (_, version) in pages)
-                    scratch.Free((byte*)version.Pointer, version.PageCount);
-            }
-            else if (recovery is not null)
-            {
-                foreach (var (_, version) in recovery.Pages)
-                    scratch.Free((byte*)version.Pointer, version.PageCount);
-            }
+            if (state is not null)
+                StateRecovery.FreePages(state.Pages, scratch);
             scratch.Dispose();
             dataFile.Dispose();
             throw;
@@ -139,16 +113,5 @@ internal static unsafe class EnvironmentOpener
             Log.DataFileWriterFallback(logger, backend.Backend.ToString(), $"io_uring is unavailable (OS error {backend.SetupError}: {PalErrors.DescribeOsError(backend.SetupError)})");
         else
             Log.DataFileWriterBackend(logger, backend.Backend.ToString());
-    }
-
-    private static void CheckHeaderAgainstFile(FileHeader header, DataFile dataFile)
-    {
-        var root = header.Root;
-        if (root.NextPageNumber < DataFile.HeaderPages || root.NextPageNumber > dataFile.PageCount)
-            throw new StorageFormatException(dataFile.FilePath, 0,
-                $"the header counts {root.NextPageNumber} pages in use but the file holds {dataFile.PageCount} (truncated file?)");
-        if (root.RootTree.RootPage < DataFile.HeaderPages || root.RootTree.RootPage >= root.NextPageNumber ||
-            root.FreeSpaceDirectoryPage < DataFile.HeaderPages || root.FreeSpaceDirectoryPage >= root.NextPageNumber)
-            throw new StorageFormatException(dataFile.FilePath, 0, "the header points at pages outside the file");
     }
 }

@@ -48,9 +48,15 @@ internal sealed unsafe class DataFile : IDisposable
     /// (docs/decisions.md, reliability 4), so an empty one was truncated or is not ours. Bytes past the last
     /// whole page are left out of <see cref="PageCount"/> (see <see cref="TrailingBytes"/>).
     /// </summary>
-    public static DataFile Open(string path, TimeSpan lockWait)
+    /// <param name="path">The data file.</param>
+    /// <param name="lockWait">How long to retry the lock.</param>
+    /// <param name="readOnly">
+    /// Opened for reading only (a read-only environment): the same lock, taken on a read-only descriptor, so no write,
+    /// growth or truncation can reach the file through it even by mistake.
+    /// </param>
+    public static DataFile Open(string path, TimeSpan lockWait, bool readOnly = false)
     {
-        var file = PalFile.Open(path, PalOpenFlags.ReadWrite);
+        var file = PalFile.Open(path, readOnly ? PalOpenFlags.ReadOnly : PalOpenFlags.ReadWrite);
         try
         {
             LockWaiting(file, path, lockWait);

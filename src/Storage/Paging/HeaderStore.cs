@@ -27,8 +27,11 @@ internal sealed class HeaderStore(DataFile file)
     /// <summary>Why a copy was found invalid at the last <see cref="Load"/> (and rewritten), or null when both were valid.</summary>
     public (long Offset, string Problem)? RepairedCopy { get; private set; }
 
-    /// <summary>Loads the winning copy and repairs the other. Throws naming the file and offsets if neither is valid.</summary>
-    public void Load()
+    /// <summary>
+    /// Loads the winning copy and, unless <paramref name="repair"/> is false (a read-only open, which writes nothing),
+    /// repairs the other. Throws naming the file and offsets if neither is valid.
+    /// </summary>
+    public void Load(bool repair = true)
     {
         var first = Check(0, out string? firstProblem);
         var second = Check(1, out string? secondProblem);
@@ -43,7 +46,7 @@ internal sealed class HeaderStore(DataFile file)
         var other = firstWins ? second : first;
         string? otherProblem = firstWins ? secondProblem : firstProblem;
         RepairedCopy = other is null ? ((1 - _currentSlot) * (long)StorageConstants.PageSize, otherProblem!) : null;
-        if (other is null || other.Value.Revision != Current.Revision || other.Value.Checksum != Current.Checksum)
+        if (repair && (other is null || other.Value.Revision != Current.Revision || other.Value.Checksum != Current.Checksum))
             file.WriteHeader(1 - _currentSlot, Current);
         Previous = Current;
     }

@@ -20,6 +20,8 @@ namespace Cairn.Recovery;
 /// it is damage, not a torn tail, and throws <see cref="JournalCorruptionException"/> naming the journal
 /// and offset. A torn tail is logged and cut off, so nothing stale after it can ever be read as part of
 /// the log, except in a file with other names (shared with other environments), which is left as it is.
+/// A read-only recovery (a read-only open) changes no file: it deletes, cuts and spills nothing, keeps every
+/// rebuilt page in memory, and reports a torn tail (<see cref="RecoveryResult.TornTail"/>) instead of cutting it off.
 /// </summary>
 internal sealed unsafe class JournalRecovery : IDisposable
 {
@@ -45,15 +47,19 @@ internal sealed unsafe class JournalRecovery : IDisposable
     private JournalPosition _position;
     // Shipping retention is on: journals the header says are synced stay (a consumer may not have taken them yet).
     private readonly bool _keepSynced;
+    // A read-only open: no file is deleted, cut or written.
+    private readonly bool _readOnly;
+    private TornJournalTail? _tornTail;
 
     private JournalRecovery(string directory, FileHeader header, DataFile dataFile, ScratchAllocator scratch, long budgetBytes, ILogger logger,
-        bool keepSynced)
+        bool keepSynced, bool readOnly)
     {
         _keepSynced = keepSynced;
+        _readOnly = readOnly;
         _directory = directory;
         _header = header;
         _logger = logger;
-        _pages = new RecoveredPages(dataFile, scratch, budgetBytes);
+        _pages = new RecoveredPages(dataFile, scratch, budgetBytes, mayWriteDataFile: !readOnly);
         _expected = header.LastTransactionId + 1;
         _position = new JournalPosition(header.JournalSequence, header.JournalOffset);
         _highestSequence = header.JournalSequence;
@@ -64,11 +70,13 @@ internal sealed unsafe class JournalRecovery : IDisposable
     /// <paramref name="header"/>. Rebuilt pages stay in scratch memory up to <paramref name="budgetBytes"/>
     /// and are written to the data file beyond that. <paramref name="keepSynced"/> (shipping retention): journals before the
     /// header's position are kept, never read, and handed over as retained, holding transactions up to the header's.
+    /// <paramref name="readOnly"/>: nothing on disk changes, and recovery needing more memory than <paramref name="budgetBytes"/>
+    /// throws <see cref="ReadOnlyOpenRefusedException"/>.
     /// </summary>
     public static RecoveryResult Run(string directory, FileHeader header, DataFile dataFile, ScratchAllocator scratch, long budgetBytes, ILogger logger,
-        bool keepSynced = false)
+        bool keepSynced = false, bool readOnly = false)
     {
-        using var recovery = new JournalRecovery(directory, header, dataFile, scratch, budgetBytes, logger, keepSynced);
+        using var recovery = new JournalRecovery(directory, header, dataFile, scratch, budgetBytes, logger, keepSynced, readOnly);
         return recovery.Run();
     }
 
@@ -87,7 +95,7 @@ internal sealed unsafe class JournalRecovery : IDisposable
             {
                 // A torn tail: whatever follows holds nothing of this generation (checked), so it goes
                 // (only this environment's name of it: a file shared with others stays theirs).
-                for (int later = k + 1; later < candidates.Count; later++)
+                for (int later = k + 1; later < candidates.Count && !_readOnly; later++)
                     PalFileSystem.DeleteFile(candidates[later].Path);
                 break;
             }
@@ -104,7 +112,7 @@ internal sealed unsafe class JournalRecovery : IDisposable
                     PalFileSystem.LinkCount(j.Path) > 1));
             _retained.InsertRange(0, kept);
         }
-        else
+        else if (!_readOnly)
         {
             foreach (var path in obsolete)
                 PalFileSystem.DeleteFile(path);
@@ -132,6 +140,7 @@ internal sealed unsafe class JournalRecovery : IDisposable
             DistinctPageRuns = runs,
             Spills = _pages.Spills,
             Elapsed = elapsed,
+            TornTail = _tornTail,
         };
     }
 
@@ -139,6 +148,9 @@ internal sealed unsafe class JournalRecovery : IDisposable
     private List<string> ListDirectory()
     {
         var obsolete = new List<string>();
+        // Journals/ is made before the data file, so only a user removes it; a read-only open finds no journals there.
+        if (_readOnly && !Directory.Exists(_directory))
+            return obsolete;
         foreach (var path in Directory.EnumerateFiles(_directory))
         {
             string name = Path.GetFileName(path);
@@ -249,6 +261,10 @@ internal sealed unsafe class JournalRecovery : IDisposable
         }
 
         ThrowIfValidEntryFollows(journals, index, offset, end, sameFileOnly: false);
+        _tornTail = new TornJournalTail(path, offset,
+            end.HeaderIsTrusted && end.Header.EnvironmentId == _header.EnvironmentId ? end.Header.TransactionId : null, end.Reason);
+        if (_readOnly)
+            return false; // reported (RecoveryResult.TornTail), never cut: the file stays as it is
         if (links > 1)
         {
             // Other environments read this file under their own names: its bytes are theirs too, so they stay.

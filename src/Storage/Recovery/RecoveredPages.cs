@@ -23,13 +23,16 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
     private readonly DataFile _dataFile;
     private readonly ScratchAllocator _scratch;
     private readonly long _budgetBytes;
+    // False for a read-only open: the budget is a limit then, not the point at which to spill.
+    private readonly bool _mayWriteDataFile;
     // Every rebuilt run by its first page, and where it is (Pointer 0: written to the data file by a spill).
     private readonly PageRunMap _runs = new();
     private MappedView? _view;
     private long _cachedBytes;
 
-    public RecoveredPages(DataFile dataFile, ScratchAllocator scratch, long budgetBytes)
+    public RecoveredPages(DataFile dataFile, ScratchAllocator scratch, long budgetBytes, bool mayWriteDataFile = true)
     {
+        _mayWriteDataFile = mayWriteDataFile;
         _dataFile = dataFile;
         _scratch = scratch;
         _budgetBytes = budgetBytes;
@@ -67,7 +70,13 @@ internal sealed unsafe class RecoveredPages : IJournalPageTarget, IDisposable
         if (_runs.TryGetRun(pageNumber, out nint existing, out int existingCount) && existingCount == pageCount && existing != 0)
             return (byte*)existing;
         if (_cachedBytes + (long)pageCount * StorageConstants.PageSize > _budgetBytes && _cachedBytes > 0)
+        {
+            if (!_mayWriteDataFile)
+                throw new ReadOnlyOpenRefusedException(Path.GetDirectoryName(_dataFile.FilePath) ?? _dataFile.FilePath,
+                    $"replaying its journals read-only needs more than {_budgetBytes} bytes of memory (StorageOptions.MaxScratchBytes) " +
+                    "for the pages they rebuild; a writable open would write them to the data file instead");
             Spill();
+        }
         Remove(pageNumber, pageCount);
         byte* run = _scratch.Allocate(pageCount);
         // Without a base the record overwrites (or zeroes) the whole run itself: nothing to clear here.

@@ -37,4 +37,13 @@ internal sealed class RecoveryResult
     public required int Spills { get; init; }
 
     public required TimeSpan Elapsed { get; init; }
+
+    /// <summary>
+    /// Where the log ended in an invalid entry with nothing valid after it (a torn tail, or a damaged last entry: no
+    /// reader can tell them apart); null when it ended cleanly. A writable open cut it off; a read-only one left it.
+    /// </summary>
+    public TornJournalTail? TornTail { get; init; }
 }
+
+/// <summary>An invalid entry that ended the log: its journal, offset, transaction (when its header is intact and ours) and why.</summary>
+internal sealed record TornJournalTail(string FilePath, long Offset, long? TransactionId, string Problem);

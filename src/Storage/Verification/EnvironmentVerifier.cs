@@ -135,4 +135,7 @@ internal static unsafe class EnvironmentVerifier
 
 /// <summary>What a verification that found no problem counted (the public VerificationReport carries it).</summary>
 internal readonly record struct VerificationSummary(long TransactionId, long HighWaterMark, long PagesInUse, long FreePages,
-    long PagesWaitingForReaders, int Trees, long Entries);
+    long PagesWaitingForReaders, int Trees, long Entries)
+{
+    public VerificationReport ToReport() => new(TransactionId, HighWaterMark, PagesInUse, FreePages, PagesWaitingForReaders, Trees, Entries);
+}

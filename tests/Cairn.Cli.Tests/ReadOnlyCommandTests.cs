@@ -1,4 +1,5 @@
 using Cairn.Cli.Tests.Support;
+using Cairn.Tests.Support;
 
 namespace Cairn.Cli.Tests;
 

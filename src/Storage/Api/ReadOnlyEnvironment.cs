@@ -81,19 +81,10 @@ public sealed class ReadOnlyEnvironment : IDisposable, IReadHost
     public ReadTransaction BeginRead()
     {
         ThrowIfDisposed();
-        var context = _readContexts.TryRent()
-            ?? new ReadContext(LowLevelTransaction.ForReading(_dataFile, _scratch, _states.Current), _states.Readers.Reserve(), _readContexts);
-        _states.Readers.MarkReadStarted(context.ReaderSlot);
-        context.Bind(_states.Pin(context.ReaderSlot));
-        return new ReadTransaction(this, context);
+        return new ReadTransaction(this, _readContexts.RentPinned(_states, _dataFile, _scratch));
     }
 
-    void IReadHost.EndRead(ReadContext context)
-    {
-        _states.Readers.MarkIdle(context.ReaderSlot);
-        if (!_readContexts.Return(context))
-            _states.Readers.Release(context.ReaderSlot);
-    }
+    void IReadHost.EndRead(ReadContext context) => _readContexts.EndRead(context, _states);
 
     /// <summary>
     /// Describes the environment as <see cref="StorageEnvironment.GetInfo"/> does; flushed and synced are the data

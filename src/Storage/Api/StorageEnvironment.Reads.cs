@@ -38,10 +38,6 @@ public sealed partial class StorageEnvironment
     private ReadContext RentReadContext()
     {
         ThrowIfDisposed();
-        var context = _readContexts.TryRent()
-            ?? new ReadContext(LowLevelTransaction.ForReading(_dataFile, _scratch, _states.Current), _states.Readers.Reserve(), _readContexts);
-        _states.Readers.MarkReadStarted(context.ReaderSlot);
-        context.Bind(_states.Pin(context.ReaderSlot));
-        return context;
+        return _readContexts.RentPinned(_states, _dataFile, _scratch);
     }
 }

@@ -246,12 +246,7 @@ public sealed partial class StorageEnvironment : IDisposable
             _journal.RequestSpare();
     }
 
-    internal void EndRead(ReadContext context)
-    {
-        _states.Readers.MarkIdle(context.ReaderSlot);
-        if (!_readContexts.Return(context))
-            _states.Readers.Release(context.ReaderSlot);
-    }
+    internal void EndRead(ReadContext context) => _readContexts.EndRead(context, _states);
 
     /// <summary>
     /// Writes every committed page no reader still needs the old copy of to the data file, syncs it,

@@ -231,6 +231,26 @@ internal sealed class ReadContextPool
         return null;
     }
 
+    /// <summary>
+    /// A pooled context (or a new one over <paramref name="dataFile"/> and <paramref name="scratch"/>), its reader slot
+    /// marked reading and pinned to <paramref name="states"/>' current state: the start of a read transaction.
+    /// </summary>
+    public ReadContext RentPinned(StatePublisher states, DataFile dataFile, ScratchAllocator scratch)
+    {
+        var context = TryRent() ?? new ReadContext(LowLevelTransaction.ForReading(dataFile, scratch, states.Current), states.Readers.Reserve(), this);
+        states.Readers.MarkReadStarted(context.ReaderSlot);
+        context.Bind(states.Pin(context.ReaderSlot));
+        return context;
+    }
+
+    /// <summary>The end of a read transaction: its slot goes idle, and the context back to the pool (or its slot, if the pool is full).</summary>
+    public void EndRead(ReadContext context, StatePublisher states)
+    {
+        states.Readers.MarkIdle(context.ReaderSlot);
+        if (!Return(context))
+            states.Readers.Release(context.ReaderSlot);
+    }
+
     /// <summary>Keeps the context for reuse; false when the pool is full and the caller must let it go.</summary>
     public bool Return(ReadContext context)
     {

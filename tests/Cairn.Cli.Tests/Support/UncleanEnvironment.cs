@@ -42,23 +42,8 @@ public sealed class UncleanEnvironment : IDisposable
     /// <summary>The copy's first journal, which holds every transaction.</summary>
     public string FirstJournal => Directory.GetFiles(System.IO.Path.Combine(Path, "Journals"), "*.journal").Order(StringComparer.Ordinal).First();
 
-    /// <summary>
-    /// Damages the payload of the first journal's last entry (walking the entries by their headers: magic, payload
-    /// size) and returns where it starts and its transaction: a damaged last acknowledged entry, its header intact.
-    /// </summary>
-    public (long Offset, long TransactionId) DamageLastEntry()
-    {
-        byte[] bytes = File.ReadAllBytes(FirstJournal);
-        long last = -1;
-        for (long offset = 0; offset + 192 <= bytes.Length && BitConverter.ToUInt64(bytes, (int)offset) == 0x31454A4E52494143; )
-        {
-            last = offset;
-            offset += (192 + BitConverter.ToInt64(bytes, (int)offset + 56) + 4095) / 4096 * 4096;
-        }
-        Assert.True(last >= 0, $"no entry in {FirstJournal}");
-        FileDamage.FlipBits(FirstJournal, last + 192 + 1);
-        return (last, BitConverter.ToInt64(bytes, (int)last + 16));
-    }
+    /// <summary>Damages the payload of the first journal's last entry; returns where it starts and its transaction.</summary>
+    public (long Offset, long TransactionId) DamageLastEntry() => FileDamage.DamageLastJournalEntry(FirstJournal);
 
     public void Dispose() => _directory.Dispose();
 

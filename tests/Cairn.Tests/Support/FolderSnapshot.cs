@@ -1,7 +1,7 @@
 using System.Security.Cryptography;
 using Cairn.Pal;
 
-namespace Cairn.Cli.Tests.Support;
+namespace Cairn.Tests.Support;
 
 /// <summary>
 /// Everything a folder holds, to show a command changed nothing: every directory and file under it by relative

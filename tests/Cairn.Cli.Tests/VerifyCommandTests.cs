@@ -72,6 +72,28 @@ public class VerifyCommandTests
     }
 
     [Fact]
+    public void A_damaged_last_entry_is_damage_not_a_torn_tail_to_cut_off()
+    {
+        using var crashed = new UncleanEnvironment("cli-verify-tail", transactions: 5);
+        var (offset, transaction) = crashed.DamageLastEntry();
+        long journalBytes = new FileInfo(crashed.FirstJournal).Length;
+
+        var result = CliRun.Run("verify", crashed.Path);
+
+        Assert.True(result.ExitCode == 1, result.ToString());
+        Assert.StartsWith($"cairn verify: damaged or torn: {crashed.FirstJournal}, offset {offset}, transaction {transaction}{Environment.NewLine}", result.Error);
+        Assert.Contains("everything before it verifies (as of transaction 4)", result.Error);
+        Assert.Equal(journalBytes, new FileInfo(crashed.FirstJournal).Length);
+
+        var json = CliRun.Run("verify", crashed.Path, "--json");
+        Assert.True(json.ExitCode == 1, json.ToString());
+        using var document = JsonDocument.Parse(json.Output);
+        Assert.False(document.RootElement.GetProperty("ok").GetBoolean());
+        Assert.Equal(offset, document.RootElement.GetProperty("journalTail").GetProperty("offset").GetInt64());
+        Assert.Equal(transaction, document.RootElement.GetProperty("journalTail").GetProperty("transactionId").GetInt64());
+    }
+
+    [Fact]
     public void Progress_goes_to_standard_error()
     {
         using var sample = new SampleEnvironment("cli-verify-progress");

@@ -44,6 +44,24 @@ public class BackupCommandTests
     }
 
     [Fact]
+    public void A_stream_backup_deletes_the_partial_file_a_killed_backup_left_and_not_one_being_written()
+    {
+        using var sample = new SampleEnvironment("cli-backup-partial");
+        string file = sample.Scratch("backup.cairnbk");
+        string dead = $"{file}.partial-{Guid.NewGuid():N}", live = $"{file}.partial-{Guid.NewGuid():N}";
+        File.WriteAllBytes(dead, new byte[4096]); // what a killed backup leaves: no process holds it
+        using (var writing = new FileStream(live, FileMode.CreateNew, FileAccess.Write, FileShare.None))
+        {
+            var backup = CliRun.Run("backup", sample.Path, file, "--stream");
+
+            Assert.True(backup.ExitCode == 0, backup.ToString());
+            Assert.False(File.Exists(dead));
+            Assert.True(File.Exists(live));
+        }
+        File.Delete(live);
+    }
+
+    [Fact]
     public void A_damaged_backup_is_refused_with_exit_code_1_the_file_and_the_offset()
     {
         using var sample = new SampleEnvironment("cli-restore-damaged");

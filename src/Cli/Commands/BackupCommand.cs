@@ -50,13 +50,18 @@ internal static class BackupCommand
            $"{Numbers.Size(result.Bytes)} in {Numbers.Count(result.Files)} file(s), {result.Duration.TotalSeconds:0.0} s";
 }
 
-/// <summary>A backup stream file that appears under its name only when complete: written beside it, synced, renamed.</summary>
+/// <summary>
+/// A backup stream file that appears under its name only when complete: written beside it as
+/// <c>{name}.partial-{guid}</c> (locked while written), synced, renamed. A partial file a killed process left is
+/// deleted by the next backup to the same name; one still being written is left alone.
+/// </summary>
 internal static class BackupFile
 {
     public static BackupResult Write(string path, Func<Stream, BackupResult> backup)
     {
         if (File.Exists(path) || Directory.Exists(path))
             throw new CliFailure(ExitCodes.IoFailure, $"{path}: already exists; a backup stream goes into a new file");
+        DeleteDeadPartials(path);
         string partial = $"{path}.partial-{Guid.NewGuid():N}";
         try
         {
@@ -73,6 +78,35 @@ internal static class BackupFile
         finally
         {
             File.Delete(partial);
+        }
+    }
+
+    /// <summary>
+    /// Deletes the partial files of <paramref name="path"/> whose writer is gone: the writer holds its file with
+    /// <see cref="FileShare.None"/> (an flock the kernel drops when the process dies), so one this can lock is dead.
+    /// A writer caught between creating its file and locking it fails with an I/O error rather than losing its file
+    /// unseen; only two backups to one name at once can meet that way, and one of them fails anyway.
+    /// </summary>
+    private static void DeleteDeadPartials(string path)
+    {
+        string full = Path.GetFullPath(path);
+        string folder = Path.GetDirectoryName(full)!;
+        if (!Directory.Exists(folder))
+            return;
+        foreach (string partial in Directory.EnumerateFiles(folder, Path.GetFileName(full) + ".partial-*"))
+        {
+            try
+            {
+                using var dead = new FileStream(partial, FileMode.Open, FileAccess.ReadWrite, FileShare.None, 1);
+                File.Delete(partial);
+            }
+            catch (IOException)
+            {
+                // Being written (or gone already).
+            }
+            catch (UnauthorizedAccessException)
+            {
+            }
         }
     }
 }

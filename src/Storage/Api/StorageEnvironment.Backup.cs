@@ -30,6 +30,7 @@ public sealed partial class StorageEnvironment
         ThrowIfDisposed();
         _failure.ThrowIfFailed();
         options ??= new BackupOptions();
+        OwnedFolder.TryDeleteStale(DirectoryPath);
         if (options.Compact)
             return CompactBackup(destinationDirectory, options, cancellationToken, stream: null);
         long started = Stopwatch.GetTimestamp();
@@ -56,6 +57,7 @@ public sealed partial class StorageEnvironment
         ThrowIfDisposed();
         _failure.ThrowIfFailed();
         options ??= new BackupOptions();
+        OwnedFolder.TryDeleteStale(DirectoryPath);
         if (options.Compact)
             return CompactBackup(null, options, cancellationToken, destination);
         long started = Stopwatch.GetTimestamp();

@@ -22,6 +22,7 @@ public sealed partial class StorageEnvironment
         ArgumentException.ThrowIfNullOrEmpty(sourceDirectory);
         ArgumentException.ThrowIfNullOrEmpty(destinationDirectory);
         long started = Stopwatch.GetTimestamp();
+        OwnedFolder.TryDeleteStale(sourceDirectory);
         using var staging = new StagingDirectory(destinationDirectory);
         long transactionId;
         using (var source = Open(new StorageOptions(sourceDirectory)))
@@ -41,31 +42,26 @@ public sealed partial class StorageEnvironment
     /// <summary>
     /// A compacting backup of this open environment: a plain hot backup staged on disk (scratch memory stays bounded
     /// as for any backup), compacted from there with <see cref="Compact"/>, then moved or streamed to the destination.
+    /// The staged copies live in a work folder beside the destination directory, or for a stream beside this
+    /// environment's folder (<see cref="OwnedFolder"/>, kind compact), deleted at the end; one a killed process left
+    /// is deleted by the next backup, restore or compaction of the same destination or environment.
     /// </summary>
     private BackupResult CompactBackup(string? destinationDirectory, BackupOptions options, CancellationToken cancellationToken, Stream? stream)
     {
         long started = Stopwatch.GetTimestamp();
-        string parent = Path.GetDirectoryName(Path.GetFullPath(destinationDirectory ?? DirectoryPath.TrimEnd(Path.DirectorySeparatorChar)))!;
-        string raw = Path.Combine(parent, $".cairn-compact-{Guid.NewGuid():N}.raw");
-        string compacted = Path.Combine(parent, $".cairn-compact-{Guid.NewGuid():N}.compacted");
-        try
+        using var work = OwnedFolder.Create(destinationDirectory ?? DirectoryPath, OwnedFolder.Compaction);
+        string raw = Path.Combine(work.Path, "raw");
+        string compacted = Path.Combine(work.Path, "compacted");
+        Backup(raw, new BackupOptions { Progress = options.Progress }, cancellationToken);
+        var result = Compact(raw, stream is null ? destinationDirectory! : compacted, options.Progress, cancellationToken);
+        if (stream is not null)
         {
-            Backup(raw, new BackupOptions { Progress = options.Progress }, cancellationToken);
-            var result = Compact(raw, stream is null ? destinationDirectory! : compacted, options.Progress, cancellationToken);
-            if (stream is not null)
-            {
-                using var copy = Open(new StorageOptions(compacted));
-                var target = new StreamBackupTarget(stream, EnvironmentId) { SourceTransactionId = result.TransactionId };
-                var (_, bytes, files) = copy.CopyHot(target, options.Progress, cancellationToken);
-                result = result with { Bytes = bytes, Files = files };
-            }
-            return result with { Duration = Stopwatch.GetElapsedTime(started) };
+            using var copy = Open(new StorageOptions(compacted));
+            var target = new StreamBackupTarget(stream, EnvironmentId) { SourceTransactionId = result.TransactionId };
+            var (_, bytes, files) = copy.CopyHot(target, options.Progress, cancellationToken);
+            result = result with { Bytes = bytes, Files = files };
         }
-        finally
-        {
-            DeleteQuietly(raw);
-            DeleteQuietly(compacted);
-        }
+        return result with { Duration = Stopwatch.GetElapsedTime(started) };
     }
 
     private static long CopyTrees(StorageEnvironment source, StorageEnvironment destination, IProgress<BackupProgress>? progress, CancellationToken cancellationToken)
@@ -107,20 +103,5 @@ public sealed partial class StorageEnvironment
         }
         progress?.Report(new BackupProgress(copied, total));
         return read.TransactionId;
-    }
-
-    private static void DeleteQuietly(string directory)
-    {
-        try
-        {
-            if (Directory.Exists(directory))
-                Directory.Delete(directory, recursive: true);
-        }
-        catch (IOException)
-        {
-        }
-        catch (UnauthorizedAccessException)
-        {
-        }
     }
 }

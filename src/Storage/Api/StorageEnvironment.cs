@@ -254,6 +254,14 @@ public sealed partial class StorageEnvironment : IDisposable
     /// thread does this on its own schedule; call this to do it now (before a backup, or to keep a
     /// restart short). Pages newer than what the oldest open read transaction sees stay in memory.
     /// </summary>
+    /// <remarks>
+    /// While a backup runs (<see cref="Backup(string, BackupOptions?, CancellationToken)"/>, and the stream and
+    /// compacting forms) the checkpoint flushes, syncs and records the synced transaction in both header copies as
+    /// always, but deletes only the journals whose transactions all lie at or before the synced transaction the
+    /// oldest running backup started from: the backup copies every journal after that point. The journals this
+    /// checkpoint covered beyond it are deleted when the last running backup ends. (The background thread does not
+    /// sync at all while a backup runs; only its flushes go on.)
+    /// </remarks>
     public void Checkpoint()
     {
         ThrowIfDisposed();

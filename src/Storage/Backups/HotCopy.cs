@@ -8,8 +8,9 @@ namespace Cairn.Backups;
 
 /// <summary>
 /// A fuzzy copy of an open environment, as a hot physical backup takes it (docs/design.md, "Backup and
-/// restore"). The caller holds the flusher's syncs for the whole copy, so the header <paramref name="synced"/>
-/// (journal position P) stays current and no journal from P on is released; flushes go on. This copies the
+/// restore"). The caller holds the flusher's syncs for the whole copy, so no journal from the header
+/// <paramref name="synced"/> (journal position P) on is released (a checkpoint may still sync and write a newer
+/// header into the live file: the copy gets P's anyway); flushes go on. This copies the
 /// data file while the flusher may write into it, so each page holds some version between P and the copy's
 /// end (or a torn mix of two), then the journals from P up to the end of the last durable entry, cut there,
 /// and writes <paramref name="synced"/> into both header copies of the copied data file. Opening the copy
@@ -47,7 +48,7 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
         return (Math.Max(transactionId, synced.LastTransactionId), _done, 1 + journals.Count);
     }
 
-    /// <summary>Both header copies say P, whatever the flusher's later syncs would have said (they are held anyway).</summary>
+    /// <summary>Both header copies say P, whatever a checkpoint during the copy wrote into the live file's header.</summary>
     private void WriteHeaderPages(Span<byte> firstChunk)
     {
         var header = synced;

@@ -6,14 +6,13 @@ namespace Cairn.Backups;
 /// A hidden sibling of the directory a backup or restore produces, filled first and renamed into place only
 /// when every file in it is complete and synced: a process killed before the rename leaves the target missing
 /// (or as empty as it was), never half written. A staging folder left by such a kill is named
-/// <c>.{target}.staging-{guid}</c>; the next backup or restore to the same target deletes it, and only it: a live
-/// one's owner holds its lock (<see cref="StagingOwnerLock"/>).
+/// <c>.{target}.staging-{guid}</c>; the next backup, restore or compaction to the same target deletes it, and only it:
+/// a live one's owner holds its lock (<see cref="OwnedFolder"/>).
 /// </summary>
 internal sealed class StagingDirectory : IDisposable
 {
     private readonly string _target;
-    private readonly FileStream _ownerLock;
-    private bool _committed;
+    private readonly OwnedFolder _folder;
 
     public StagingDirectory(string target)
     {
@@ -22,24 +21,11 @@ internal sealed class StagingDirectory : IDisposable
             throw new IOException($"'{_target}' is a file, not a directory");
         if (Directory.Exists(_target) && Directory.EnumerateFileSystemEntries(_target).Any())
             throw new IOException($"'{_target}' is not empty: a backup or restore goes into an empty or new directory");
-        string parent = System.IO.Path.GetDirectoryName(_target) ?? throw new IOException($"'{_target}' has no parent directory");
-        Directory.CreateDirectory(parent);
-        StagingOwnerLock.DeleteStale(parent, System.IO.Path.GetFileName(_target));
-        Path = System.IO.Path.Combine(parent, $".{System.IO.Path.GetFileName(_target)}.staging-{Guid.NewGuid():N}");
-        _ownerLock = StagingOwnerLock.Take(Path);
-        try
-        {
-            Directory.CreateDirectory(Path);
-        }
-        catch
-        {
-            StagingOwnerLock.Release(Path, _ownerLock);
-            throw;
-        }
+        _folder = OwnedFolder.Create(_target, OwnedFolder.Staging);
     }
 
     /// <summary>The staging folder's path.</summary>
-    public string Path { get; }
+    public string Path => _folder.Path;
 
     public string Target => _target;
 
@@ -58,16 +44,9 @@ internal sealed class StagingDirectory : IDisposable
             PalFileSystem.SyncDirectory(folder);
         PalFileSystem.SyncDirectory(Path);
         PalFileSystem.RenameDurable(Path, _target);
-        _committed = true;
+        _folder.MovedAway();
     }
 
     /// <summary>Deletes the staging folder unless it was committed, then lets its lock go.</summary>
-    public void Dispose()
-    {
-        // Left behind if it cannot go, it is never mistaken for the target (its name says it is staging), and with
-        // its lock let go the next backup or restore to the target deletes it.
-        if (!_committed)
-            StagingOwnerLock.TryDelete(() => Directory.Delete(Path, recursive: true));
-        StagingOwnerLock.Release(Path, _ownerLock);
-    }
+    public void Dispose() => _folder.Dispose();
 }

@@ -51,9 +51,11 @@ internal sealed class FlushScheduler : IDisposable
     // Written by the committer and the flusher with full fences (see FlushOnce), outside the gate.
     private long _unflushedSince;
     private FlushThread? _thread;
-    // Backups in progress (under the gate): while above 0 no sync runs, so the header stays where it was
-    // and no journal is released; flushes go on, so scratch memory stays bounded (docs/design.md, "Backup").
-    private int _syncHolds;
+    // The synced transaction each backup in progress started from (under the gate), one entry per backup: while any
+    // is held the background cycle does not sync, and no sync releases a journal with a transaction after the
+    // oldest of them, which that backup still copies; flushes go on, so scratch memory stays bounded
+    // (docs/design.md, "Backup and restore").
+    private readonly List<long> _syncHolds = [];
 
     public FlushScheduler(StatePublisher states, IFlushTarget target, ScratchBudget budget, ScratchAllocator scratch, FailureLatch failure,
         FlushSettings settings, IoStats ioStats, ILogger logger, long syncedUpTo, TimeProvider? time = null)
@@ -128,9 +130,7 @@ internal sealed class FlushScheduler : IDisposable
             {
                 throw _failure.Fail("flushing the data file", e);
             }
-            // A backup holds syncs: the checkpoint flushes, and the sync waits for the backup's end.
-            if (_syncHolds > 0)
-                return;
+            // Also while a backup holds syncs: it needs only its journals kept, which SyncOnce leaves.
             try
             {
                 SyncOnce(catchUpOlderCopy: true);
@@ -160,35 +160,52 @@ internal sealed class FlushScheduler : IDisposable
     }
 
     /// <summary>
-    /// Holds every sync (header write and journal release) until the returned hold is disposed; flushes go on.
-    /// Runs <paramref name="whileTakingHold"/> under the gate once no sync is running, so it sees the synced
-    /// header that stays current for as long as the hold lasts.
+    /// Holds the background cycle's syncs until the returned hold is disposed, and keeps every journal with a
+    /// transaction after the synced one at this moment (a <see cref="Checkpoint"/> still syncs, releasing only older
+    /// journals); flushes go on. Runs <paramref name="whileTakingHold"/> under the gate once no sync is running, so it
+    /// sees the synced header the journals are kept from.
     /// </summary>
     public IDisposable HoldSync(Action whileTakingHold)
     {
+        long keptAfter;
         lock (_flushGate)
         {
-            _syncHolds++;
+            keptAfter = _syncedUpTo;
+            _syncHolds.Add(keptAfter);
             whileTakingHold();
         }
-        return new SyncHold(this);
+        return new SyncHold(this, keptAfter);
     }
 
-    private void ReleaseSyncHold()
+    private void ReleaseSyncHold(long keptAfter)
     {
         lock (_flushGate)
-            _syncHolds--;
+        {
+            _syncHolds.Remove(keptAfter);
+            // A checkpoint during the backup synced past journals the backup kept: they may go now.
+            if (!_failure.HasFailed)
+                ReleaseSyncedJournals();
+        }
         Wake();
     }
 
-    private sealed class SyncHold(FlushScheduler owner) : IDisposable
+    /// <summary>Under the gate: releases the journals both header copies are past, but none a running backup still copies.</summary>
+    private (int Deleted, int Recycled) ReleaseSyncedJournals()
+    {
+        long upTo = _target.OlderHeaderTransactionId;
+        foreach (long keptAfter in _syncHolds)
+            upTo = Math.Min(upTo, keptAfter);
+        return _target.ReleaseJournals(upTo);
+    }
+
+    private sealed class SyncHold(FlushScheduler owner, long keptAfter) : IDisposable
     {
         private int _released;
 
         public void Dispose()
         {
             if (Interlocked.Exchange(ref _released, 1) == 0)
-                owner.ReleaseSyncHold();
+                owner.ReleaseSyncHold(keptAfter);
         }
     }
 
@@ -227,7 +244,7 @@ internal sealed class FlushScheduler : IDisposable
             // Journals piling up that only the older header copy still needs (no sync came after the last
             // one) are freed by bringing that copy up to date.
             bool catchUpDue = journalsPiling && _target.OlderHeaderTransactionId < _syncedUpTo;
-            if ((syncDue || catchUpDue) && _syncHolds == 0)
+            if ((syncDue || catchUpDue) && _syncHolds.Count == 0)
             {
                 try
                 {
@@ -294,7 +311,7 @@ internal sealed class FlushScheduler : IDisposable
                 untilFlush = Max(untilFlush, _time.GetElapsedTime(now, _retryFlushAt));
             sleep = Min(sleep, untilFlush);
         }
-        if (_flushedUpTo > _syncedUpTo && _syncHolds == 0)
+        if (_flushedUpTo > _syncedUpTo && _syncHolds.Count == 0)
             sleep = Min(sleep, _settings.SyncInterval - _time.GetElapsedTime(_lastSyncTimestamp, now));
         // Spare scratch arenas: look again after a sync interval, to give them back if the environment stayed idle.
         if (sleep == Timeout.InfiniteTimeSpan && _scratch.HasEmptyArenas)
@@ -375,7 +392,7 @@ internal sealed class FlushScheduler : IDisposable
             if (catchUpOlderCopy)
             {
                 _target.CatchUpOlderHeaderCopy();
-                _target.ReleaseJournals(_target.OlderHeaderTransactionId);
+                ReleaseSyncedJournals();
             }
             return;
         }
@@ -393,7 +410,7 @@ internal sealed class FlushScheduler : IDisposable
         long end = RecordIo(IoOperationKind.DataSync, start, 0, _syncedUpTo, state.TransactionId, failed: false);
         Volatile.Write(ref _syncedUpTo, state.TransactionId);
         _lastSyncTimestamp = end;
-        var (deleted, recycled) = _target.ReleaseJournals(_target.OlderHeaderTransactionId);
+        var (deleted, recycled) = ReleaseSyncedJournals();
         Log.DataFileSynced(_logger, state.TransactionId, _time.GetElapsedTime(start, end).TotalMilliseconds, deleted, recycled);
     }
 

@@ -66,7 +66,7 @@ public sealed partial class StorageEnvironment : IDisposable
     private int _backupsRunning;
     private int _closing;
 
-    private StorageEnvironment(StorageOptions options, ILogger logger, Opening.OpenedEnvironment opened, JournalGroup? joinedGroup = null)
+    private StorageEnvironment(StorageOptions options, ILogger logger, Opening.OpenedEnvironment opened, GroupMembership? membership = null)
     {
         _options = options;
         _logger = logger;
@@ -85,11 +85,11 @@ public sealed partial class StorageEnvironment : IDisposable
             new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalSize),
             IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId);
         EnvironmentId = opened.Headers.Current.EnvironmentId;
-        _journalMember = new JournalGroupMember(_journal, EnvironmentId, isRoot: joinedGroup is null, IoStats, logger);
-        if (joinedGroup is not null)
+        _journalMember = new JournalGroupMember(_journal, EnvironmentId, isRoot: membership is null, IoStats, logger);
+        if (membership is not null)
         {
-            _joinedGroup = joinedGroup;
-            _journalMember.Attach(joinedGroup);
+            _membership = membership;
+            _journalMember.Attach(membership.Group);
         }
         _pipeline = new CommitPipeline(_states, _journalMember, _freeSpace, _failure, EnvironmentId, logger, OnPublished,
             new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThreshold ?? Journal.JournalWriterOptions.CompressionDisabled },

@@ -123,6 +123,12 @@ internal sealed unsafe class CommitPipeline : IDisposable
             {
                 throw _failure.Fail("writing the journal", e.InnerException ?? e);
             }
+            catch (Exception e) when (e is not EnvironmentFailedException and not ObjectDisposedException)
+            {
+                // Not a failure the journal reports (a defect, or a file closed under it): whether the entry reached
+                // the disk is unknown, as after an I/O error, and no internal exception type goes to the caller.
+                throw _failure.Fail("writing the journal", e);
+            }
             Publish(commit);
             done = true;
             return commit.TransactionId;

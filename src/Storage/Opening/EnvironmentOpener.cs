@@ -17,7 +17,9 @@ namespace Cairn.Opening;
 /// </summary>
 internal static unsafe class EnvironmentOpener
 {
-    public static OpenedEnvironment Open(string directory, string dataFileName, OpenSettings settings, ILogger logger)
+    // admit judges the environment's id as soon as the header is read, before anything in the directory is written or
+    // replayed (a journal group refuses a second member with an id it holds); what it throws fails the open.
+    public static OpenedEnvironment Open(string directory, string dataFileName, OpenSettings settings, ILogger logger, Action<Guid>? admit = null)
     {
         string journals = Path.Combine(directory, JournalFileName.DirectoryName);
         bool newDirectories = !Directory.Exists(journals);
@@ -45,7 +47,7 @@ internal static unsafe class EnvironmentOpener
         try
         {
             var headers = new HeaderStore(dataFile);
-            headers.Load();
+            headers.Load(admit is null ? null : header => admit(header.EnvironmentId));
             var header = headers.Current;
             if (headers.RepairedCopy is { } repaired)
                 Log.HeaderCopyRepaired(logger, dataFile.FilePath, repaired.Offset, repaired.Problem, header.LastTransactionId, header.JournalSequence);

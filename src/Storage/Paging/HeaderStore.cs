@@ -27,8 +27,11 @@ internal sealed class HeaderStore(DataFile file)
     /// <summary>Why a copy was found invalid at the last <see cref="Load"/> (and rewritten), or null when both were valid.</summary>
     public (long Offset, string Problem)? RepairedCopy { get; private set; }
 
-    /// <summary>Loads the winning copy and repairs the other. Throws naming the file and offsets if neither is valid.</summary>
-    public void Load()
+    /// <summary>
+    /// Loads the winning copy and repairs the other. Throws naming the file and offsets if neither is valid.
+    /// <paramref name="admit"/> judges the winning copy before anything is written; what it throws fails the load.
+    /// </summary>
+    public void Load(Action<FileHeader>? admit = null)
     {
         var first = Check(0, out string? firstProblem);
         var second = Check(1, out string? secondProblem);
@@ -39,6 +42,7 @@ internal sealed class HeaderStore(DataFile file)
         bool firstWins = second is null || (first is not null && first.Value.Revision >= second.Value.Revision);
         _currentSlot = firstWins ? 0 : 1;
         Current = firstWins ? first!.Value : second!.Value;
+        admit?.Invoke(Current);
 
         var other = firstWins ? second : first;
         string? otherProblem = firstWins ? secondProblem : firstProblem;

@@ -14,13 +14,7 @@ public sealed class CommittedTransactionIdTests
 {
     private static readonly TimeSpan Patience = TimeSpan.FromMinutes(2);
 
-    private static StorageOptions Options(string directory) => new(directory)
-    {
-        // Every entry stays in the journals for ReadJournalEntries.
-        FlushThresholdBytes = 1L << 30,
-        MaxFlushDelay = TimeSpan.FromHours(1),
-        SyncInterval = TimeSpan.FromHours(1),
-    };
+    private static StorageOptions Options(string directory) => JournalKeepingOptions.For(directory);
 
     private static byte[] Key(string name) => System.Text.Encoding.UTF8.GetBytes(name);
 
@@ -153,22 +147,28 @@ public sealed class CommittedTransactionIdTests
             Assert.True(tree.TryGet(Key(key), out _) == expected, $"'{key}' {(expected ? "missing" : "present")} at {env.LastAppliedTransactionId}");
     }
 
+    /// <summary>One commit, then a backup with nothing else committing: the backup holds exactly up to the acknowledged id.</summary>
+    private static long SeedAndBackUp(StorageEnvironment env, string backupPath)
+    {
+        long seed;
+        using (var tx = env.BeginWrite())
+        {
+            tx.CreateTree("t").Put("seed"u8, "v"u8);
+            seed = tx.Commit();
+        }
+        var backup = env.Backup(backupPath);
+        Assert.Equal(seed, backup.TransactionId);
+        return backup.TransactionId;
+    }
+
     [Fact]
     public async Task Every_path_gives_the_id_the_transaction_commits_as_and_backups_and_replicas_count_the_same()
     {
         using var dir = new TestDirectory("committed-ids");
         using var env = StorageEnvironment.Open(Options(dir.File("primary")));
-        long first;
-        using (var tx = env.BeginWrite())
-        {
-            tx.CreateTree("t").Put("seed"u8, "v"u8);
-            first = tx.Commit();
-        }
-        var backup = env.Backup(dir.File("replica"));
-        Assert.Equal(first, backup.TransactionId); // the backup holds exactly up to the acknowledged id
-
+        long backupAt = SeedAndBackUp(env, dir.File("replica"));
         var acknowledged = await CommitEveryWay(env, "p-");
-        AssertReplicaFollowsTheIds(env, dir.File("replica"), backup.TransactionId, acknowledged);
+        AssertReplicaFollowsTheIds(env, dir.File("replica"), backupAt, acknowledged);
     }
 
     [Fact]
@@ -177,14 +177,7 @@ public sealed class CommittedTransactionIdTests
         using var dir = new TestDirectory("committed-ids-branch");
         using var root = StorageEnvironment.Open(Options(dir.File("root")));
         using var branch = root.OpenBranch(Options(dir.File("branch")));
-        long seed;
-        using (var tx = branch.BeginWrite())
-        {
-            tx.CreateTree("t").Put("seed"u8, "v"u8);
-            seed = tx.Commit();
-        }
-        var backup = branch.Backup(dir.File("replica"));
-        Assert.Equal(seed, backup.TransactionId);
+        long backupAt = SeedAndBackUp(branch, dir.File("replica"));
         // The root commits meanwhile: its ids are its own and do not move the branch's.
         var rootWriter = Task.Run(() =>
         {
@@ -199,6 +192,6 @@ public sealed class CommittedTransactionIdTests
         var acknowledged = await CommitEveryWay(branch, "b-");
         await rootWriter.WaitAsync(Patience);
         Assert.True(branch.SharesRootJournal);
-        AssertReplicaFollowsTheIds(branch, dir.File("replica"), backup.TransactionId, acknowledged);
+        AssertReplicaFollowsTheIds(branch, dir.File("replica"), backupAt, acknowledged);
     }
 }

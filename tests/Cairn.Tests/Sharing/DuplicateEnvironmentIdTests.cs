@@ -11,12 +11,7 @@ namespace Cairn.Tests.Sharing;
 /// </summary>
 public sealed class DuplicateEnvironmentIdTests
 {
-    private static StorageOptions Options(string directory) => new(directory)
-    {
-        FlushThresholdBytes = 1L << 30,
-        MaxFlushDelay = TimeSpan.FromHours(1),
-        SyncInterval = TimeSpan.FromHours(1),
-    };
+    private static StorageOptions Options(string directory) => JournalKeepingOptions.For(directory);
 
     private static void Put(StorageEnvironment env, string key)
     {
@@ -44,6 +39,25 @@ public sealed class DuplicateEnvironmentIdTests
         return files;
     }
 
+    /// <summary>
+    /// Opening <paramref name="copyPath"/> as a branch of <paramref name="root"/> is refused as a duplicate of
+    /// <paramref name="member"/>, naming both folders, and leaves the copy's files and the group's members as they were.
+    /// </summary>
+    private static void AssertRefused(StorageEnvironment root, string copyPath, StorageEnvironment member, string memberPath)
+    {
+        var before = Snapshot(copyPath);
+        int branches = root.BranchCount;
+        var refused = Assert.Throws<DuplicateEnvironmentIdException>(() => root.OpenBranch(Options(copyPath)));
+        Assert.Equal(member.EnvironmentId, refused.EnvironmentId);
+        Assert.Equal(copyPath, refused.Directory);
+        Assert.Equal(memberPath, refused.MemberDirectory);
+        Assert.Equal(root.DirectoryPath, refused.RootDirectory);
+        Assert.Contains(copyPath, refused.Message, StringComparison.Ordinal);
+        Assert.Contains(memberPath, refused.Message, StringComparison.Ordinal);
+        Assert.Equal(branches, root.BranchCount);
+        Assert.Equal(before, Snapshot(copyPath));
+    }
+
     [Fact]
     public void A_backup_of_a_branch_opened_as_a_second_branch_beside_its_original_is_refused()
     {
@@ -54,16 +68,8 @@ public sealed class DuplicateEnvironmentIdTests
         Put(a, "before-backup");
         var backup = a.Backup(copyPath);
         Put(a, "after-backup");
-        var before = Snapshot(copyPath);
 
-        var refused = Assert.Throws<DuplicateEnvironmentIdException>(() => root.OpenBranch(Options(copyPath)));
-        Assert.Equal(a.EnvironmentId, refused.EnvironmentId);
-        Assert.Equal(copyPath, refused.Directory);
-        Assert.Equal(aPath, refused.MemberDirectory);
-        Assert.Contains(copyPath, refused.Message, StringComparison.Ordinal);
-        Assert.Contains(aPath, refused.Message, StringComparison.Ordinal);
-        Assert.Equal(1, root.BranchCount);
-        Assert.Equal(before, Snapshot(copyPath));
+        AssertRefused(root, copyPath, a, aPath);
 
         // The group goes on, and the copy is an ordinary environment on its own.
         Put(a, "after-refusal");
@@ -87,15 +93,8 @@ public sealed class DuplicateEnvironmentIdTests
         using var root = StorageEnvironment.Open(Options(rootPath));
         using var b = root.OpenBranch(Options(bPath));
         Put(b, "b-1");
-        var before = Snapshot(copyPath);
 
-        var refused = Assert.Throws<DuplicateEnvironmentIdException>(() => root.OpenBranch(Options(copyPath)));
-        Assert.Equal(root.EnvironmentId, refused.EnvironmentId);
-        Assert.Equal(rootPath, refused.MemberDirectory);
-        Assert.Equal(rootPath, refused.RootDirectory);
-        Assert.Contains(copyPath, refused.Message, StringComparison.Ordinal);
-        Assert.Equal(1, root.BranchCount);
-        Assert.Equal(before, Snapshot(copyPath));
+        AssertRefused(root, copyPath, root, rootPath);
 
         Put(root, "root-2");
         Put(b, "b-2");

@@ -13,12 +13,7 @@ public sealed class GroupFailureTests
     // A guard against a hang, not a timing assertion: every step here takes milliseconds.
     private static readonly TimeSpan Patience = TimeSpan.FromMinutes(1);
 
-    private static StorageOptions Options(string directory) => new(directory)
-    {
-        FlushThresholdBytes = 1L << 30,
-        MaxFlushDelay = TimeSpan.FromHours(1),
-        SyncInterval = TimeSpan.FromHours(1),
-    };
+    private static StorageOptions Options(string directory) => JournalKeepingOptions.For(directory);
 
     private static void Put(StorageEnvironment env, long key)
     {

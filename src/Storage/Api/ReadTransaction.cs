@@ -30,7 +30,10 @@ public class ReadTransaction : IDisposable
 
     internal Transactions.LowLevelTransaction Low => _context.Low;
 
-    /// <summary>The id of the last transaction this snapshot includes.</summary>
+    /// <summary>
+    /// The id of the last transaction this snapshot includes. A write transaction reads the state before it: it commits
+    /// as <see cref="WriteTransaction.CommitTransactionId"/> (this + 1), which its <c>Commit</c> returns.
+    /// </summary>
     public long TransactionId => Low.State.TransactionId;
 
     /// <summary>True once the transaction has been disposed (or, for a write transaction, committed); it can then no longer be used.</summary>

@@ -30,13 +30,27 @@ public sealed partial class StorageEnvironment
             using var destination = Open(new StorageOptions(staging.Path));
             transactionId = CopyTrees(source, destination, progress, cancellationToken);
         }
-        // The clean close flushed, synced and deleted the destination's journals: the data file is the whole copy.
-        string dataFile = Path.Combine(staging.Path, DataFileName);
-        var stale = Path.Combine(staging.Path, Journal.Files.JournalFileName.DirectoryName);
-        long bytes = new FileInfo(dataFile).Length;
-        int files = 1 + (Directory.Exists(stale) ? Directory.GetFiles(stale).Length : 0);
+        // The clean close flushed, synced and released the destination's journals: the data file is the whole copy. The
+        // released journals it kept for reuse are empty space in a copy made to be small, so they stay behind.
+        var (files, bytes) = DropRecyclableJournals(staging.Path);
         staging.Commit();
         return new BackupResult(transactionId, bytes, files, Stopwatch.GetElapsedTime(started));
+    }
+
+    /// <summary>Deletes the journals a closed environment keeps for reuse; returns the files and bytes left (what the copy holds).</summary>
+    private static (int Files, long Bytes) DropRecyclableJournals(string directory)
+    {
+        string journals = Path.Combine(directory, Journal.Files.JournalFileName.DirectoryName);
+        if (Directory.Exists(journals))
+        {
+            foreach (string file in Directory.GetFiles(journals))
+            {
+                if (Journal.Files.JournalFileName.TryParseRecyclable(Path.GetFileName(file), out _))
+                    File.Delete(file);
+            }
+        }
+        var left = Directory.GetFiles(directory, "*", SearchOption.AllDirectories);
+        return (left.Length, left.Sum(file => new FileInfo(file).Length));
     }
 
     /// <summary>

@@ -10,8 +10,8 @@ public sealed partial class StorageEnvironment
     // As a root: the group its branches write through (null until the first branch).
     private JournalGroup? _group;
     private bool _groupClosed;
-    // As a branch: the group of its root (null once it left).
-    private JournalGroup? _joinedGroup;
+    // As a branch: its place in its root's group (null once it left).
+    private GroupMembership? _membership;
 
     /// <summary>The environment's identity, written in its data file and in every journal entry it commits.</summary>
     public Guid EnvironmentId { get; }
@@ -32,6 +32,10 @@ public sealed partial class StorageEnvironment
     /// (logged); nothing is lost either way. Close branches before their root to keep sharing to the end.
     /// </summary>
     /// <exception cref="InvalidOperationException">This environment is itself a branch (groups are one level deep).</exception>
+    /// <exception cref="DuplicateEnvironmentIdException">
+    /// The environment in <paramref name="options"/>' directory has the id of a member of this group (this root, or an open
+    /// branch): a plain copy or backup of it. It is refused once its header is read, before anything in its directory is written or replayed.
+    /// </exception>
     public StorageEnvironment OpenBranch(StorageOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
@@ -41,25 +45,25 @@ public sealed partial class StorageEnvironment
             throw new InvalidOperationException($"'{DirectoryPath}' is a branch of a journal group; a branch cannot have branches of its own.");
         if (string.Equals(Path.GetFullPath(options.DirectoryPath), Path.GetFullPath(DirectoryPath), StringComparison.Ordinal))
             throw new ArgumentException($"A branch needs a directory of its own, not its root's ('{DirectoryPath}').", nameof(options));
-        JournalGroup group;
+        GroupMembership membership;
         lock (_groupGate)
         {
             ThrowIfDisposed();
             if (_groupClosed)
                 throw new ObjectDisposedException(nameof(StorageEnvironment), $"'{DirectoryPath}' is closing.");
-            group = _group ??= CreateGroup();
-            if (!group.TryJoin())
-                throw new ObjectDisposedException(nameof(StorageEnvironment), $"'{DirectoryPath}' is closing.");
+            _group ??= CreateGroup();
+            membership = _group.TryJoin(options.DirectoryPath)
+                ?? throw new ObjectDisposedException(nameof(StorageEnvironment), $"'{DirectoryPath}' is closing.");
         }
         try
         {
-            var branch = Open(options, group);
+            var branch = Open(options, membership);
             Log.BranchOpened(branch._logger, branch.DirectoryPath, DirectoryPath);
             return branch;
         }
         catch
         {
-            group.Leave();
+            membership.Leave();
             throw;
         }
     }
@@ -84,9 +88,12 @@ public sealed partial class StorageEnvironment
         }
     }
 
+    /// <summary>Test hook: this environment's own journal (a root's group writes go through it), to inject failures.</summary>
+    internal Journal.Files.WriteAheadJournal JournalForTesting => _journal;
+
     private JournalGroup CreateGroup()
     {
-        var group = new JournalGroup(_journal, EnvironmentId, _options.JournalGroupMaxEntriesPerWrite, _options.JournalGroupMaxBytesPerWrite,
+        var group = new JournalGroup(_journal, EnvironmentId, DirectoryPath, _options.JournalGroupMaxEntriesPerWrite, _options.JournalGroupMaxBytesPerWrite,
             _options.JournalGroupMaxWritesInFlight);
         _journalMember.Attach(group);
         return group;
@@ -104,5 +111,5 @@ public sealed partial class StorageEnvironment
         group?.Close();
     }
 
-    private void LeaveJournalGroup() => Interlocked.Exchange(ref _joinedGroup, null)?.Leave();
+    private void LeaveJournalGroup() => Interlocked.Exchange(ref _membership, null)?.Leave();
 }

@@ -21,9 +21,10 @@ public sealed partial class StorageEnvironment
     /// <exception cref="JournalCorruptionException">A journal is damaged where recovery needs it (the message names the file and offset).</exception>
     /// <exception cref="PageCorruptionException">A page does not validate.</exception>
     /// <exception cref="StorageFormatException">The data file is not a Cairn data file, or both header copies are damaged.</exception>
-    public static StorageEnvironment Open(StorageOptions options) => Open(options, joinedGroup: null);
+    public static StorageEnvironment Open(StorageOptions options) => Open(options, membership: null);
 
-    private static StorageEnvironment Open(StorageOptions options, JournalGroup? joinedGroup)
+    /// <summary>Opens the environment, as a branch with <paramref name="membership"/>: its id is claimed in the group as soon as its header is read.</summary>
+    private static StorageEnvironment Open(StorageOptions options, GroupMembership? membership)
     {
         ArgumentNullException.ThrowIfNull(options);
         StorageOptionsValidation.Validate(options);
@@ -34,8 +35,8 @@ public sealed partial class StorageEnvironment
             options.PrepareSpareJournals, options.JournalRetentionBytes ?? 0,
             // Spare scratch memory kept for reuse: what the writer allocates between two flushes.
             RetainedScratchBytes: Math.Min(options.MaxScratchBytes, options.FlushThresholdBytes));
-        var opened = EnvironmentOpener.Open(options.DirectoryPath, DataFileName, settings, logger);
-        var environment = new StorageEnvironment(options, logger, opened, joinedGroup);
+        var opened = EnvironmentOpener.Open(options.DirectoryPath, DataFileName, settings, logger, membership is null ? null : membership.Claim);
+        var environment = new StorageEnvironment(options, logger, opened, membership);
         var elapsed = Stopwatch.GetElapsedTime(started);
         environment._metrics.RecordOpened(elapsed, opened.TransactionsReplayed);
         Log.EnvironmentOpened(logger, options.DirectoryPath, opened.InitialState.TransactionId, opened.DataFile.PageCount,

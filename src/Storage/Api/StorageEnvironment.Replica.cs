@@ -13,7 +13,8 @@ public sealed partial class StorageEnvironment
     /// <summary>
     /// Opens a copy of an environment (a full backup: same environment id) as a read-only replica. Its own journals are
     /// replayed first, as at any open, so after a crash it resumes at <see cref="LastAppliedTransactionId"/>. Readers work
-    /// as on any environment; <see cref="BeginWrite()"/>, <see cref="WriteAsync{TState}(TState, Action{WriteTransaction, TState}, CancellationToken)"/>
+    /// as on any environment; <see cref="BeginWrite()"/>, <see cref="Write{TState}(TState, Action{WriteTransaction, TState}, CancellationToken)"/>,
+    /// <see cref="WriteAsync{TState}(TState, Action{WriteTransaction, TState}, CancellationToken)"/>, <see cref="OpenBranch"/>
     /// and the other writes throw <see cref="ReplicaReadOnlyException"/>. It changes only through <see cref="Apply"/> and
     /// <see cref="ApplyShippedEntries"/>. Promotion: dispose it and open the directory with <see cref="Open(StorageOptions)"/>;
     /// it is then an ordinary environment (the primary's copy as of its last applied transaction) and must not receive
@@ -24,6 +25,7 @@ public sealed partial class StorageEnvironment
     {
         ArgumentNullException.ThrowIfNull(options);
         var environment = Open(options.Storage);
+        environment._pipeline.RefuseLocalCommits(environment.DirectoryPath);
         environment._replica = new ReplicaApplier(environment._states, environment._scratch, environment._journal,
             environment.EnvironmentId, environment._dataFile.FilePath);
         Log.ReplicaOpened(environment._logger, environment.DirectoryPath, environment.LastCommittedTransactionId);

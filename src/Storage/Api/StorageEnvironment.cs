@@ -66,7 +66,7 @@ public sealed partial class StorageEnvironment : IDisposable
     private int _backupsRunning;
     private int _closing;
 
-    private StorageEnvironment(StorageOptions options, ILogger logger, Opening.OpenedEnvironment opened, JournalGroup? joinedGroup = null)
+    private StorageEnvironment(StorageOptions options, ILogger logger, Opening.OpenedEnvironment opened, GroupMembership? membership = null)
     {
         _options = options;
         _logger = logger;
@@ -85,11 +85,11 @@ public sealed partial class StorageEnvironment : IDisposable
             new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalSize),
             IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId);
         EnvironmentId = opened.Headers.Current.EnvironmentId;
-        _journalMember = new JournalGroupMember(_journal, EnvironmentId, isRoot: joinedGroup is null, IoStats, logger);
-        if (joinedGroup is not null)
+        _journalMember = new JournalGroupMember(_journal, EnvironmentId, isRoot: membership is null, IoStats, logger);
+        if (membership is not null)
         {
-            _joinedGroup = joinedGroup;
-            _journalMember.Attach(joinedGroup);
+            _membership = membership;
+            _journalMember.Attach(membership.Group);
         }
         _pipeline = new CommitPipeline(_states, _journalMember, _freeSpace, _failure, EnvironmentId, logger, OnPublished,
             new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThreshold ?? Journal.JournalWriterOptions.CompressionDisabled },
@@ -183,35 +183,39 @@ public sealed partial class StorageEnvironment : IDisposable
         ThrowIfDisposed();
     }
 
-    /// <summary><see cref="WriteTransaction.Commit()"/>: the commit pipeline's three stages in a row, then the write lock goes.</summary>
-    internal void Commit(LowLevelTransaction tx, CommitMode mode)
+    /// <summary>
+    /// <see cref="WriteTransaction.Commit()"/>: the commit pipeline's three stages in a row, then the write lock goes.
+    /// Returns the committed transaction's id (for a transaction that changed nothing, the id of the state it read).
+    /// </summary>
+    internal long Commit(LowLevelTransaction tx, CommitMode mode)
     {
         long started = Stopwatch.GetTimestamp();
-        long waitFor;
+        long committed;
         try
         {
             if (mode == CommitMode.Lazy)
             {
-                _pipeline.Commit(tx, lazy: true);
+                committed = _pipeline.Commit(tx, lazy: true);
                 _metrics.RecordLazyCommit();
-                return;
+                return committed;
             }
             if (!_writer.OthersWaiting)
             {
-                _pipeline.Commit(tx);
+                committed = _pipeline.Commit(tx);
                 _metrics.RecordDurableCommit(started);
-                return;
+                return committed;
             }
             // Group commit: published and queued as a lazy commit is; the next writer goes on meanwhile, and this
             // entry goes out with the ones queued around it (a transaction that changed nothing waits for those before it).
-            waitFor = _pipeline.Commit(tx, lazy: true);
+            committed = _pipeline.Commit(tx, lazy: true);
         }
         finally
         {
             EndUserWrite();
         }
-        _pipeline.Queue.WaitDurable(waitFor);
+        _pipeline.Queue.WaitDurable(committed);
         _metrics.RecordDurableCommit(started);
+        return committed;
     }
 
     internal void Abort(LowLevelTransaction tx)

@@ -55,10 +55,25 @@ public sealed class WriteTransaction : ReadTransaction
     }
 
     /// <summary>
+    /// The id this transaction commits as, if it changes anything: <see cref="ReadTransaction.TransactionId"/> (the
+    /// snapshot it reads) + 1, the same on every path: <see cref="Commit()"/> returns it, durable or lazy, alone or
+    /// group-committed with other writers, and an operation of a merged transaction
+    /// (<see cref="StorageEnvironment.WriteAsync{TState}(TState, Action{WriteTransaction, TState}, CancellationToken)"/>,
+    /// <see cref="StorageEnvironment.Write{TState}(TState, Action{WriteTransaction, TState}, CancellationToken)"/>) reads
+    /// here the id of the transaction it ends up in (every operation of a batch reads the same one). It is the id
+    /// <see cref="StorageEnvironment.LastCommittedTransactionId"/>, <see cref="BackupResult.TransactionId"/>, shipped
+    /// entries and a replica's <see cref="StorageEnvironment.LastAppliedTransactionId"/> count in: a backup or replica at
+    /// this id or later holds the transaction. A branch numbers its own transactions. A transaction that changes
+    /// nothing commits no transaction of its own (nothing is written; <see cref="Commit()"/> then returns the id it read).
+    /// </summary>
+    public long CommitTransactionId => TransactionId + 1;
+
+    /// <summary>
     /// Publishes every change atomically: readers that begin after this see all of it, earlier ones none.
     /// Durable when it returns, unless <see cref="StorageOptions.CommitMode"/> is <see cref="CommitMode.Lazy"/>.
     /// </summary>
-    public void Commit() => Commit(Environment.DefaultCommitMode);
+    /// <returns>The committed transaction's id (<see cref="CommitTransactionId"/>), or, if it changed nothing, the id it read.</returns>
+    public long Commit() => Commit(Environment.DefaultCommitMode);
 
     /// <summary>
     /// Publishes every change atomically, as <see cref="Commit()"/> does; <paramref name="mode"/> says whether
@@ -66,9 +81,10 @@ public sealed class WriteTransaction : ReadTransaction
     /// and its journal entry queued (<see cref="CommitMode.Lazy"/>).
     /// </summary>
     /// <param name="mode">Durable, or lazy (see <see cref="CommitMode"/> for what a crash keeps).</param>
+    /// <returns>The committed transaction's id (<see cref="CommitTransactionId"/>), or, if it changed nothing, the id it read.</returns>
     /// <exception cref="EnvironmentFailedException">The journal write failed (the outcome of this and of lazily committed transactions before it is unknown until the environment is reopened).</exception>
     /// <exception cref="Pal.DiskFullException">The journal write found the disk full: the transaction was rolled back (durable mode, nothing lazy queued).</exception>
-    public void Commit(CommitMode mode)
+    public long Commit(CommitMode mode)
     {
         ThrowIfDisposed();
         if (_merged)
@@ -77,8 +93,9 @@ public sealed class WriteTransaction : ReadTransaction
             throw new InvalidOperationException("This transaction has already been committed.");
         SaveTreeStates();
         _completed = true;
-        Environment.Commit(Low, mode);
+        long committed = Environment.Commit(Low, mode);
         Dispose();
+        return committed;
     }
 
     /// <summary>The merger's commit, first step: the trees' root pages and counts go into the root tree.</summary>

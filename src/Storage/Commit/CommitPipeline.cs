@@ -39,6 +39,9 @@ internal sealed unsafe class CommitPipeline : IDisposable
     // The commit of WriteTransaction.Commit, reused (under the write lock, like its transaction).
     private readonly PreparedCommit _inline = new();
     private readonly CommitQueue _queue;
+    // Set once on a replica, before it is handed out: it changes only by applying its primary's entries, so a
+    // local transaction reaching this pipeline (a write entry point that forgot its check) is refused here too.
+    private string? _replicaDirectory;
 
     /// <param name="states">Where committed states are published to readers.</param>
     /// <param name="journal">The write stage's way into the journal (the environment's own, or its group's shared writes).</param>
@@ -64,6 +67,9 @@ internal sealed unsafe class CommitPipeline : IDisposable
         _logger = logger;
         _published = published;
     }
+
+    /// <summary>The environment is a replica (in <paramref name="directory"/>): from now on every local transaction with changes is refused.</summary>
+    public void RefuseLocalCommits(string directory) => _replicaDirectory = directory;
 
     /// <summary>Published transactions waiting for their entry's write (lazy commits, and group-committed durable ones).</summary>
     public CommitQueue Queue => _queue;
@@ -117,6 +123,12 @@ internal sealed unsafe class CommitPipeline : IDisposable
             {
                 throw _failure.Fail("writing the journal", e.InnerException ?? e);
             }
+            catch (Exception e) when (e is not EnvironmentFailedException and not ObjectDisposedException)
+            {
+                // Not a failure the journal reports (a defect, or a file closed under it): whether the entry reached
+                // the disk is unknown, as after an I/O error, and no internal exception type goes to the caller.
+                throw _failure.Fail("writing the journal", e);
+            }
             Publish(commit);
             done = true;
             return commit.TransactionId;
@@ -137,6 +149,8 @@ internal sealed unsafe class CommitPipeline : IDisposable
     public void Prepare(LowLevelTransaction tx, PreparedCommit commit)
     {
         _failure.ThrowIfFailed();
+        if (_replicaDirectory is { } replica)
+            throw new ReplicaReadOnlyException(replica, "committing a local transaction");
         commit.Transaction = tx;
         if (tx.DirtyPages.Count == 0 && tx.FreedPages.Count == 0)
         {

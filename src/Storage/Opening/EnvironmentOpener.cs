@@ -17,7 +17,9 @@ namespace Cairn.Opening;
 /// </summary>
 internal static unsafe class EnvironmentOpener
 {
-    public static OpenedEnvironment Open(string directory, string dataFileName, OpenSettings settings, ILogger logger)
+    // admit judges the environment's id as soon as the header is read, before anything in the directory is written or
+    // replayed (a journal group refuses a second member with an id it holds); what it throws fails the open.
+    public static OpenedEnvironment Open(string directory, string dataFileName, OpenSettings settings, ILogger logger, Action<Guid>? admit = null)
     {
         string journals = Path.Combine(directory, JournalFileName.DirectoryName);
         bool newDirectories = !Directory.Exists(journals);
@@ -43,7 +45,8 @@ internal static unsafe class EnvironmentOpener
         EnvironmentState? state = null;
         try
         {
-            var headers = StateRecovery.LoadHeaders(dataFile, logger, readOnly: false);
+            var headers = StateRecovery.LoadHeaders(dataFile, logger, readOnly: false,
+                admit is null ? null : header => admit(header.EnvironmentId));
             if (dataFile.TrailingBytes != 0)
             {
                 Log.DataFileTrailingBytes(logger, dataFile.FilePath, dataFile.PageCount * StorageConstants.PageSize, dataFile.TrailingBytes);

@@ -15,12 +15,12 @@ internal static unsafe class StateRecovery
 {
     /// <summary>
     /// Loads the header copies (a writable open repairs an invalid or older copy; a read-only one only reads) and
-    /// checks the winner against the file.
+    /// checks the winner against the file. <paramref name="admit"/> judges the winning copy before anything is written.
     /// </summary>
-    public static HeaderStore LoadHeaders(DataFile dataFile, ILogger logger, bool readOnly)
+    public static HeaderStore LoadHeaders(DataFile dataFile, ILogger logger, bool readOnly, Action<FileHeader>? admit = null)
     {
         var headers = new HeaderStore(dataFile);
-        headers.Load(repair: !readOnly);
+        headers.Load(repair: !readOnly, admit);
         var header = headers.Current;
         if (headers.RepairedCopy is { } repaired && !readOnly)
             Log.HeaderCopyRepaired(logger, dataFile.FilePath, repaired.Offset, repaired.Problem, header.LastTransactionId, header.JournalSequence);

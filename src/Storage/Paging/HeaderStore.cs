@@ -29,9 +29,10 @@ internal sealed class HeaderStore(DataFile file)
 
     /// <summary>
     /// Loads the winning copy and, unless <paramref name="repair"/> is false (a read-only open, which writes nothing),
-    /// repairs the other. Throws naming the file and offsets if neither is valid.
+    /// repairs the other. Throws naming the file and offsets if neither is valid. <paramref name="admit"/> judges the
+    /// winning copy before anything is written; what it throws fails the load.
     /// </summary>
-    public void Load(bool repair = true)
+    public void Load(bool repair = true, Action<FileHeader>? admit = null)
     {
         var first = Check(0, out string? firstProblem);
         var second = Check(1, out string? secondProblem);
@@ -42,6 +43,7 @@ internal sealed class HeaderStore(DataFile file)
         bool firstWins = second is null || (first is not null && first.Value.Revision >= second.Value.Revision);
         _currentSlot = firstWins ? 0 : 1;
         Current = firstWins ? first!.Value : second!.Value;
+        admit?.Invoke(Current);
 
         var other = firstWins ? second : first;
         string? otherProblem = firstWins ? secondProblem : firstProblem;

@@ -1,5 +1,3 @@
-using System.Buffers.Binary;
-using System.Runtime.InteropServices;
 using Cairn.Journal;
 
 namespace Cairn.Shipping;
@@ -8,24 +6,32 @@ namespace Cairn.Shipping;
 /// One committed transaction as the journal holds it: the engine's own self-validating journal entry
 /// (header, page records, padding to 4 KiB), with the transaction id and environment id its header
 /// states. <see cref="StorageEnvironment.ReadJournalEntries"/> hands out validated ones; an entry built
-/// from received bytes is validated when a replica applies it.
+/// from received bytes is validated by its constructor, and again when a replica applies it.
 /// </summary>
 public sealed class ShippedJournalEntry
 {
     /// <summary>
-    /// An entry from received bytes, not validated yet (<see cref="StorageEnvironment.Apply"/> checks every hash).
-    /// <see cref="TransactionId"/> and <see cref="EnvironmentId"/> are read from the header as it stands (-1 and
-    /// empty when the bytes are too short to hold them).
+    /// An entry from received bytes, validated first: its header and payload hashes, its format and its length. Only a
+    /// valid entry gets a <see cref="TransactionId"/> and an <see cref="EnvironmentId"/>, so a damaged one is never
+    /// taken for another environment's or an out-of-order entry; whether it is this replica's next is checked when a
+    /// replica applies it (<see cref="StorageEnvironment.Apply"/>).
     /// </summary>
     /// <param name="data">The whole entry, from its header to the end of its padding.</param>
-    public ShippedJournalEntry(ReadOnlyMemory<byte> data)
+    /// <exception cref="ShippedEntryDamagedException">The bytes are not one whole, valid journal entry (the message says what does not validate, and where).</exception>
+    public unsafe ShippedJournalEntry(ReadOnlyMemory<byte> data)
     {
+        const string Source = "an entry given as bytes";
+        JournalEntryValidation validation;
+        fixed (byte* entry = data.Span)
+            validation = JournalEntryReader.Validate(entry, data.Length, 0);
+        if (!validation.IsValid)
+            throw new ShippedEntryDamagedException(Source, -1, validation.HeaderIsTrusted ? validation.Header.TransactionId : -1, validation.Reason);
+        if (validation.EntrySize != data.Length)
+            throw new ShippedEntryDamagedException(Source, -1, validation.Header.TransactionId,
+                $"{data.Length} bytes given for an entry of {validation.EntrySize}");
         Data = data;
-        var span = data.Span;
-        TransactionId = span.Length >= TransactionIdOffset + sizeof(long)
-            ? BinaryPrimitives.ReadInt64LittleEndian(span[TransactionIdOffset..])
-            : -1;
-        EnvironmentId = span.Length >= EnvironmentIdOffset + 16 ? new Guid(span.Slice(EnvironmentIdOffset, 16)) : Guid.Empty;
+        TransactionId = validation.Header.TransactionId;
+        EnvironmentId = validation.Header.EnvironmentId;
     }
 
     internal ShippedJournalEntry(long transactionId, Guid environmentId, ReadOnlyMemory<byte> data)
@@ -34,9 +40,6 @@ public sealed class ShippedJournalEntry
         EnvironmentId = environmentId;
         Data = data;
     }
-
-    private static readonly int TransactionIdOffset = (int)Marshal.OffsetOf<JournalEntryHeader>(nameof(JournalEntryHeader.TransactionId));
-    private static readonly int EnvironmentIdOffset = (int)Marshal.OffsetOf<JournalEntryHeader>(nameof(JournalEntryHeader.EnvironmentId));
 
     /// <summary>The transaction the entry holds.</summary>
     public long TransactionId { get; }

@@ -21,12 +21,12 @@ internal sealed unsafe class JournalGroupHarness : IDisposable
     {
         logger ??= NullLogger.Instance;
         Root = Add(Path.Combine(directory, "root"), isRoot: true, logger);
-        Group = new JournalGroup(Root.Journal.Journal, Root.Journal.Entries.EnvironmentId, maxEntriesPerWrite, maxBytesPerWrite, maxWritesInFlight);
+        Group = new JournalGroup(Root.Journal.Journal, Root.Journal.Entries.EnvironmentId, Path.Combine(directory, "root"), maxEntriesPerWrite, maxBytesPerWrite, maxWritesInFlight);
         Root.Member.Attach(Group);
         for (int b = 0; b < branches; b++)
         {
             var branch = Add(Path.Combine(directory, $"branch{b}"), isRoot: false, logger);
-            Assert.True(Group.TryJoin());
+            Assert.NotNull(Group.TryJoin(directory));
             branch.Member.Attach(Group);
         }
     }

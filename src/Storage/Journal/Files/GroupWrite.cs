@@ -25,8 +25,8 @@ internal sealed class GroupWrite
 
     public long Finished { get; set; }
 
-    /// <summary>What the device said, if the write itself failed.</summary>
-    public PalIOException? Failure { get; set; }
+    /// <summary>Why the write failed: what the device said, or anything else that stopped it (then the journal fails for good).</summary>
+    public Exception? Failure { get; set; }
 
     public int Count => End - First;
 

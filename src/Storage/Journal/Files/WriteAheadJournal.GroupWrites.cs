@@ -120,14 +120,16 @@ internal sealed unsafe partial class WriteAheadJournal
         var buffers = count <= 64 ? stackalloc PalBuffer[count] : new PalBuffer[count];
         for (int i = 0; i < count; i++)
             buffers[i] = new PalBuffer(requests[write.First + i].Entry, requests[write.First + i].Length);
-        GroupWritePerforming?.Invoke(write);
         write.Started = Stopwatch.GetTimestamp();
         try
         {
+            GroupWritePerforming?.Invoke(write);
             write.File.WriteAt(buffers, write.Offset);
         }
-        catch (PalIOException e)
+        catch (Exception e)
         {
+            // Whatever it is, the write is settled as failed: it was claimed, and every write claimed after it waits
+            // for it to settle. Anything but a full disk fails the journal for good (Fail).
             write.Failure = e;
         }
         write.Finished = Stopwatch.GetTimestamp();

@@ -27,12 +27,19 @@ internal sealed class JournalGroup
     private bool _closed;
     private Exception? _failure;
     private int _members;
+    // The environment id of every member (the root's, and each branch's from the moment its header is read), with
+    // its directory: an id is what tells the members' entries apart in the shared files, so it is unique here.
+    private readonly Dictionary<Guid, string> _identities = [];
+    private readonly string _rootEnvironmentDirectory;
 
-    public JournalGroup(WriteAheadJournal rootJournal, Guid rootId, int maxEntriesPerWrite, long maxBytesPerWrite, int maxWritesInFlight)
+    public JournalGroup(WriteAheadJournal rootJournal, Guid rootId, string rootEnvironmentDirectory, int maxEntriesPerWrite, long maxBytesPerWrite,
+        int maxWritesInFlight)
     {
         MaxWritesInFlight = Math.Max(1, maxWritesInFlight);
         _rootJournal = rootJournal;
         _rootId = rootId;
+        _rootEnvironmentDirectory = rootEnvironmentDirectory;
+        _identities.Add(rootId, rootEnvironmentDirectory);
         MaxEntriesPerWrite = Math.Clamp(maxEntriesPerWrite, 1, WriteAheadJournal.MaxBuffersPerWrite);
         MaxBytesPerWrite = maxBytesPerWrite;
     }
@@ -75,22 +82,38 @@ internal sealed class JournalGroup
     /// <summary>Test hook: runs on the group's writer before each write, with the number of entries it carries.</summary>
     internal Action<int>? WriteStarting { get; set; }
 
-    /// <summary>A branch joins; false if the group is closed (its root is closing).</summary>
-    public bool TryJoin()
+    /// <summary>A branch in <paramref name="directory"/> joins (its id is claimed once its header is read); null if the group is closed (its root is closing).</summary>
+    public GroupMembership? TryJoin(string directory)
     {
         lock (_gate)
         {
             if (_closed)
-                return false;
+                return null;
             _members++;
-            return true;
+            return new GroupMembership(this, directory);
         }
     }
 
-    public void Leave()
+    /// <summary>A joining branch's id: refused if a member of the group (the root, or another branch) has it.</summary>
+    public void ClaimIdentity(Guid environmentId, string directory)
     {
         lock (_gate)
+        {
+            if (_identities.TryGetValue(environmentId, out var member))
+                throw new DuplicateEnvironmentIdException(directory, member, environmentId, _rootEnvironmentDirectory);
+            _identities.Add(environmentId, directory);
+        }
+    }
+
+    /// <summary>Through <see cref="GroupMembership.Leave"/>: the branch is gone, and so is its claim on its id.</summary>
+    public void Leave(Guid? environmentId)
+    {
+        lock (_gate)
+        {
             _members--;
+            if (environmentId is { } id)
+                _identities.Remove(id);
+        }
     }
 
     /// <summary>
@@ -189,8 +212,11 @@ internal sealed class JournalGroup
         }
         catch (Exception e)
         {
+            // The journal reports its failures through the requests; what escapes it is unexpected (a defect, or a
+            // file closed under it), so whether the write reached the disk is unknown: the group fails for good.
+            var error = e as JournalWriteFatalException ?? new JournalWriteFatalException(_rootJournal.DirectoryPath, -1, e);
             foreach (var request in batch)
-                request.Error ??= e;
+                request.Error ??= error;
         }
         foreach (var request in batch)
         {
@@ -232,30 +258,63 @@ internal sealed class JournalGroup
         _writers--;
     }
 
-    /// <summary>Each branch records where its entry went (linking the file if need be), then its commit is acknowledged.</summary>
+    /// <summary>Test hook: runs on the group's writer before it records a branch's entry (links the file, notes the entry).</summary>
+    internal Action<SharedWriteRequest>? BranchEntryRecording { get; set; }
+
+    /// <summary>
+    /// Each branch records where its entry went (linking the file if need be), then its commit is acknowledged. Every
+    /// request is completed whatever fails: a file that cannot be linked (an I/O error) makes the branch write the entry
+    /// itself; anything else fails that branch's commit as a failed journal write (the branch stops: whether its entry
+    /// counts is unknown until it reopens); a root file whose pin cannot be let go fails the group for good.
+    /// </summary>
     private void RecordBranchEntries(List<SharedWriteRequest> batch, SharedWriteRequest own)
     {
-        foreach (var request in batch)
+        Exception? broken = null;
+        try
         {
-            if (request.Error is not null || request.Member.IsRoot)
-                continue;
-            try
+            foreach (var request in batch)
             {
-                request.Position = request.Member.RecordLinked(request.WrittenInto!, request.End, request.TransactionId);
+                if (request.Error is not null || request.Member.IsRoot)
+                    continue;
+                try
+                {
+                    BranchEntryRecording?.Invoke(request);
+                    request.Position = request.Member.RecordLinked(request.WrittenInto!, request.End, request.TransactionId);
+                }
+                catch (IOException e)
+                {
+                    request.LinkError = e;
+                }
+                catch (Exception e)
+                {
+                    request.Error = new JournalWriteFatalException(request.WrittenInto!.FilePath, request.End, e);
+                }
+                finally
+                {
+                    try
+                    {
+                        _rootJournal.Unpin(request.WrittenInto!);
+                    }
+                    catch (Exception e)
+                    {
+                        broken ??= new JournalWriteFatalException(request.WrittenInto!.FilePath, -1, e);
+                    }
+                }
+                if (!ReferenceEquals(request, own))
+                    request.Complete();
             }
-            catch (IOException e)
-            {
-                request.LinkError = e;
-            }
-            finally
-            {
-                _rootJournal.Unpin(request.WrittenInto!);
-            }
-            if (!ReferenceEquals(request, own))
-                request.Complete();
         }
-        lock (_gate)
-            _linking--;
+        finally
+        {
+            lock (_gate)
+            {
+                _linking--;
+                if (broken is not null && _failure is null)
+                    _failure = broken;
+                if (_failure is not null)
+                    FailPending();
+            }
+        }
     }
 
     /// <summary>Under the gate: the oldest pending requests, bounded by count and bytes (always at least one).</summary>

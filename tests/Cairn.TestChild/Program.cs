@@ -11,6 +11,7 @@ using Cairn.TestChild;
 //   ship-primary PRIMARY SPOOL ROUND AFTER   see ShipPrimaryCommand (the replica crash test kills it).
 //   ship-replica REPLICA SPOOL   see ShipReplicaCommand (the replica crash test kills it).
 //   restore-until BACKUP TARGET BYTES   see RestoreUntilCommand.
+//   fill-disk DIR   see FillDiskCommand (the full-disk kill test kills it).
 if (args.Length >= 1 && args[0] == "stress-child")
     return StressChild.Run(args[1..]);
 if (args.Length == 2 && args[0] == "merger-allocations")
@@ -22,6 +23,8 @@ if (args.Length == 3 && args[0] == "ship-replica")
     return ShipReplicaCommand.Run(args[1], args[2]);
 if (args.Length == 4 && args[0] == "restore-until")
     return RestoreUntilCommand.Run(args[1], args[2], long.Parse(args[3], System.Globalization.CultureInfo.InvariantCulture));
+if (args.Length == 2 && args[0] == "fill-disk")
+    return FillDiskCommand.Run(args[1]);
 if (args.Length >= 1 && args[0] == "allocation-probe")
     return AllocationProbeCommand.Run(args[1..]);
 

@@ -1,6 +1,7 @@
 using Cairn.Diagnostics;
 using Cairn.Pal;
 using Cairn.Errors;
+using Cairn.Journal;
 using Cairn.Paging;
 using Cairn.Transactions;
 using Microsoft.Extensions.Logging;
@@ -16,11 +17,12 @@ namespace Cairn.Flushing;
 /// <see cref="Checkpoint"/> and <see cref="Close"/> do both at once.
 /// </summary>
 /// <remarks>
-/// A flush that finds the disk full is postponed (the pages stay in scratch memory, the journals keep
-/// them durable) and retried after <see cref="FlushSettings.DiskFullRetryDelay"/>; any other flush or sync
-/// error fails the environment, because what reached the file is then unknown.
+/// A flush that finds the disk full goes journal by journal instead (FlushScheduler.JournalByJournal.cs); when even
+/// that finds no room, it is postponed (the pages stay in scratch memory, the journals keep them durable) and retried
+/// after <see cref="FlushSettings.DiskFullRetryDelay"/>. Any other flush or sync error fails the environment, because
+/// what reached the file is then unknown.
 /// </remarks>
-internal sealed class FlushScheduler : IDisposable
+internal sealed partial class FlushScheduler : IDisposable
 {
     private readonly StatePublisher _states;
     private readonly IFlushTarget _target;
@@ -40,7 +42,8 @@ internal sealed class FlushScheduler : IDisposable
     private readonly Lock _flushGate = new();
     // Everything at or below this transaction is in the data file.
     private long _flushedUpTo;
-    private EnvironmentState? _flushedState;
+    // What a sync records in the header: the last flushed state, or the end of the journal a step went through.
+    private SyncPoint? _flushedPoint;
     // Everything at or below this transaction is in the data file and synced, and the header says so
     // (written under the gate, read anywhere).
     private long _syncedUpTo;
@@ -122,9 +125,9 @@ internal sealed class FlushScheduler : IDisposable
         {
             try
             {
-                FlushOnce();
+                FlushOrGoJournalByJournal();
             }
-            catch (Exception e) when (e is not DiskFullException)
+            catch (Exception e) when (e is not DiskFullException and not EnvironmentFailedException)
             {
                 throw _failure.Fail("flushing the data file", e);
             }
@@ -209,7 +212,7 @@ internal sealed class FlushScheduler : IDisposable
             {
                 try
                 {
-                    FlushOnce();
+                    FlushOrGoJournalByJournal();
                 }
                 catch (DiskFullException e)
                 {
@@ -264,7 +267,7 @@ internal sealed class FlushScheduler : IDisposable
         {
             try
             {
-                FlushOnce();
+                FlushOrGoJournalByJournal();
                 SyncOnce(catchUpOlderCopy: true);
             }
             catch (Exception e)
@@ -330,7 +333,7 @@ internal sealed class FlushScheduler : IDisposable
             long bytes;
             try
             {
-                flushed = _target.WritePages(state, _flushedUpTo, out bytes);
+                flushed = _target.WritePages(state, _flushedUpTo, FlushStep.Whole(state), out bytes);
             }
             catch
             {
@@ -344,8 +347,14 @@ internal sealed class FlushScheduler : IDisposable
         {
             _states.Readers.MarkIdle(_flusherSlot);
         }
+        Flushed(state);
+    }
+
+    /// <summary>Under the gate, after <paramref name="state"/> was flushed whole: the next sync records it.</summary>
+    private void Flushed(EnvironmentState state)
+    {
         _flushedUpTo = state.TransactionId;
-        _flushedState = state;
+        _flushedPoint = new SyncPoint(state.TransactionId, state.Root, state.JournalPosition);
 
         // Restart the delay for commits the flush did not cover. The exchanges are full fences, so a commit
         // published concurrently either is seen here or sees the zero and starts the delay itself.
@@ -360,22 +369,21 @@ internal sealed class FlushScheduler : IDisposable
     /// the older copy and synced), then releases the journals that both header copies are past.
     /// <paramref name="catchUpOlderCopy"/>: write the state into the other copy as well, so every journal
     /// the state covers can go now (a checkpoint, a clean close); the background cycle leaves that to its
-    /// next sync.
+    /// next sync. <paramref name="keepSpares"/> false (a checkpoint short of space): released journals are deleted, none kept for reuse.
     /// </summary>
     /// <remarks>
     /// Either copy may be the one an open finds valid (the newer may be torn by a crash during its write
     /// or damaged later), so a journal is released only once the older copy is past it too
     /// (docs/decisions.md, reliability 3).
     /// </remarks>
-    private void SyncOnce(bool catchUpOlderCopy = false)
+    private void SyncOnce(bool catchUpOlderCopy = false, bool keepSpares = true)
     {
-        var state = _flushedState;
-        if (state is null || state.TransactionId <= _syncedUpTo)
+        if (_flushedPoint is not { } state || state.TransactionId <= _syncedUpTo)
         {
             if (catchUpOlderCopy)
             {
                 _target.CatchUpOlderHeaderCopy();
-                _target.ReleaseJournals(_target.OlderHeaderTransactionId);
+                _target.ReleaseJournals(_target.OlderHeaderTransactionId, keepSpares);
             }
             return;
         }
@@ -393,7 +401,7 @@ internal sealed class FlushScheduler : IDisposable
         long end = RecordIo(IoOperationKind.DataSync, start, 0, _syncedUpTo, state.TransactionId, failed: false);
         Volatile.Write(ref _syncedUpTo, state.TransactionId);
         _lastSyncTimestamp = end;
-        var (deleted, recycled) = _target.ReleaseJournals(_target.OlderHeaderTransactionId);
+        var (deleted, recycled) = _target.ReleaseJournals(_target.OlderHeaderTransactionId, keepSpares);
         Log.DataFileSynced(_logger, state.TransactionId, _time.GetElapsedTime(start, end).TotalMilliseconds, deleted, recycled);
     }
 

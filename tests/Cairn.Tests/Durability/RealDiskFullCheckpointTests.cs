@@ -1,4 +1,5 @@
 using Cairn.Pal;
+using Cairn.Pal.Testing;
 using Cairn.TestChild;
 using Cairn.Tests.Support;
 using Xunit.Abstractions;
@@ -7,7 +8,7 @@ namespace Cairn.Tests.Durability;
 
 /// <summary>
 /// A small disk filled by journals (issue 30, item 3): a 64 MiB ext4 with a 20 MiB filler, values of 24 B to 1.3 MiB, and a
-/// flusher that never runs on its own, so everything committed waits in the journals. Once the disk is full and the filler
+/// flusher that never runs on its own, so everything committed waits in the journals (<see cref="LargeValues.Options"/>). Once the disk is full and the filler
 /// is deleted, the environment must close cleanly on that same disk: a checkpoint goes journal by journal, so it needs
 /// free space for about one journal's pages, not for every journal's at once. Then every acknowledged commit is there.
 /// </summary>
@@ -18,23 +19,37 @@ public class RealDiskFullCheckpointTests(ITestOutputHelper output)
     // A failed commit's entry may have reached its journal whole before the error: never acknowledged, nor half applied.
     private const int FailedCommitsAtMost = 16;
 
+    // After the filler is gone, this many commits (about 9 MB of values, 11 MiB of new journals) leave about 10 MiB free.
+    internal const int CommitsAfterFreeing = 20;
+
     [Fact]
     public void A_single_writer_that_filled_a_small_disk_closes_cleanly_on_it_once_20_MiB_are_freed()
+        => SingleWriter("disk-full-checkpoint-single", LargeValues.Options, CommitsAfterFreeing);
+
+    /// <summary>
+    /// The issue's own configuration: the engine's journal sizes (1, 2, 4, 8, 16 MiB as they fill fast), and 10 commits
+    /// after freeing. The largest journal's pages (up to 16 MiB) are the most a step needs; the close meets 20-28 MB free.
+    /// </summary>
+    [Fact]
+    public void A_single_writer_with_the_engines_journal_sizes_closes_cleanly_on_a_small_disk_once_20_MiB_are_freed()
+        => SingleWriter("disk-full-checkpoint-engine-sizes", LargeValues.EngineJournalSizes, 10);
+
+    private void SingleWriter(string name, Func<string, StorageOptions> options, int commitsAfterFreeing)
     {
-        using var dir = new TestDirectory("disk-full-checkpoint-single");
+        using var dir = new TestDirectory(name);
         using var disk = SmallDisk(dir, 4096);
         if (disk is null)
             return;
         var acknowledged = new List<long>();
-        var env = StorageEnvironment.Open(LargeValues.Options(disk.EnvironmentPath));
+        var env = StorageEnvironment.Open(options(disk.EnvironmentPath));
         long key = 1;
         var full = CommitUntilFull(env, acknowledged, ref key);
         output.WriteLine($"{acknowledged.Count} commits, then {full.Message}");
         Assert.False(env.HasFailed);
 
         disk.FreeFiller();
-        int more = CommitSome(env, acknowledged, ref key, 10);
-        output.WriteLine($"{more} of 10 commits after freeing {FillerMegabytes} MiB; {disk.FreeBytes} bytes free before the close");
+        int more = CommitSome(env, acknowledged, ref key, commitsAfterFreeing);
+        output.WriteLine($"{more} of {commitsAfterFreeing} commits after freeing {FillerMegabytes} MiB; {disk.FreeBytes} bytes free before the close");
         env.Dispose();
 
         AssertReopensWithEverything(disk.EnvironmentPath, acknowledged);
@@ -80,8 +95,8 @@ public class RealDiskFullCheckpointTests(ITestOutputHelper output)
             env = StorageEnvironment.Open(LargeValues.Options(disk.EnvironmentPath));
         }
         long key2 = next + 1;
-        int more = CommitSome(env, acknowledged, ref key2, 10);
-        output.WriteLine($"{more} of 10 commits after freeing {FillerMegabytes} MiB; {disk.FreeBytes} bytes free before the close");
+        int more = CommitSome(env, acknowledged, ref key2, CommitsAfterFreeing);
+        output.WriteLine($"{more} of {CommitsAfterFreeing} commits after freeing {FillerMegabytes} MiB; {disk.FreeBytes} bytes free before the close");
         env.Dispose();
 
         AssertReopensWithEverything(disk.EnvironmentPath, acknowledged);
@@ -119,14 +134,16 @@ public class RealDiskFullCheckpointTests(ITestOutputHelper output)
         disk.FreeFiller();
         var env = StorageEnvironment.Open(LargeValues.Options(disk.EnvironmentPath));
         long key = acknowledged.Count == 0 ? 1 : acknowledged.Max() + 1_000;
-        int more = CommitSome(env, acknowledged, ref key, 5);
-        output.WriteLine($"recovered on the same disk; {more} of 5 commits after; {disk.FreeBytes} bytes free before the close");
+        int more = CommitSome(env, acknowledged, ref key, CommitsAfterFreeing);
+        output.WriteLine($"recovered on the same disk; {more} of {CommitsAfterFreeing} commits after; {disk.FreeBytes} bytes free before the close");
         env.Dispose();
 
         AssertReopensWithEverything(disk.EnvironmentPath, acknowledged);
     }
 
-    private SmallFullDisk? SmallDisk(TestDirectory dir, int blockSize)
+    private SmallFullDisk? SmallDisk(TestDirectory dir, int blockSize) => SmallDisk(output, dir, blockSize);
+
+    internal static SmallFullDisk? SmallDisk(ITestOutputHelper output, TestDirectory dir, int blockSize)
     {
         var disk = SmallFullDisk.TryCreate(dir.Path, DiskMegabytes, blockSize, FillerMegabytes, out string? reason);
         if (disk is null)
@@ -134,7 +151,7 @@ public class RealDiskFullCheckpointTests(ITestOutputHelper output)
         return disk;
     }
 
-    private static DiskFullException CommitUntilFull(StorageEnvironment env, List<long> acknowledged, ref long key)
+    internal static DiskFullException CommitUntilFull(StorageEnvironment env, List<long> acknowledged, ref long key)
     {
         for (; key < 100_000; key++)
         {
@@ -153,7 +170,7 @@ public class RealDiskFullCheckpointTests(ITestOutputHelper output)
     }
 
     /// <summary>Tries <paramref name="count"/> more commits (each may find the disk full again); returns how many were acknowledged.</summary>
-    private static int CommitSome(StorageEnvironment env, List<long> acknowledged, ref long key, int count)
+    internal static int CommitSome(StorageEnvironment env, List<long> acknowledged, ref long key, int count)
     {
         int done = 0;
         for (int i = 0; i < count; i++, key++)
@@ -173,13 +190,14 @@ public class RealDiskFullCheckpointTests(ITestOutputHelper output)
     }
 
     /// <summary>
-    /// Reopens (on the same disk, after the clean close), finds every acknowledged key with its value and besides them only
+    /// Reopens (on the same disk, after the clean close unless <paramref name="afterCleanClose"/> is false), finds every acknowledged key with its value and besides them only
     /// whole values of failed commits, verifies, and closes cleanly again.
     /// </summary>
-    private static void AssertReopensWithEverything(string path, List<long> acknowledged)
+    internal static void AssertReopensWithEverything(string path, List<long> acknowledged, bool afterCleanClose = true)
     {
         using var env = StorageEnvironment.Open(LargeValues.Options(path));
-        Assert.Equal(0, env.GetInfo().TransactionsReplayedAtOpen);
+        if (afterCleanClose)
+            Assert.Equal(0, env.GetInfo().TransactionsReplayedAtOpen);
         using (var tx = env.BeginRead())
         {
             var tree = tx.OpenTree("t");
@@ -200,5 +218,50 @@ public class RealDiskFullCheckpointTests(ITestOutputHelper output)
             Assert.True(unacknowledged <= FailedCommitsAtMost, $"{unacknowledged} keys that were never acknowledged");
         }
         env.Verify();
+    }
+}
+
+/// <summary>
+/// A crash part way through a checkpoint that goes journal by journal: the data file's sync or a header copy's sync
+/// fails (EIO, injected on this environment's data file only) at one step or between two, the environment fails and
+/// closes without another flush, and the next open on the same disk recovers every acknowledged commit from the
+/// journals the headers still need, then closes cleanly there.
+/// </summary>
+[Collection(NativeFaultCollection.Name)]
+public sealed class DiskFullCheckpointCrashTests(ITestOutputHelper output) : IDisposable
+{
+    public void Dispose() => PalFaultInjection.Disarm();
+
+    // Each step syncs the data file, then the header copy it writes, then the other copy: 0 is the first step's data
+    // sync (nothing of it recorded), 2 the first step's second header copy (both header copies may name it, or one),
+    // 3 the second step's data sync (the first step is complete: its journal is gone), 5 the end of the second step.
+    [Theory]
+    [InlineData(0)]
+    [InlineData(2)]
+    [InlineData(3)]
+    [InlineData(5)]
+    public void A_sync_failing_between_checkpoint_steps_loses_nothing_and_the_next_open_closes_cleanly(int failingSync)
+    {
+        using var dir = new TestDirectory($"disk-full-checkpoint-crash-{failingSync}");
+        using var disk = RealDiskFullCheckpointTests.SmallDisk(output, dir, 4096);
+        if (disk is null)
+            return;
+        var acknowledged = new List<long>();
+        var env = StorageEnvironment.Open(LargeValues.Options(disk.EnvironmentPath));
+        long key = 1;
+        RealDiskFullCheckpointTests.CommitUntilFull(env, acknowledged, ref key);
+        disk.FreeFiller();
+        RealDiskFullCheckpointTests.CommitSome(env, acknowledged, ref key, RealDiskFullCheckpointTests.CommitsAfterFreeing);
+
+        PalFaultInjection.Arm(PalFaultKind.SyncError, after: failingSync, osError: 5,
+            pathFilter: Path.Combine(disk.EnvironmentPath, StorageEnvironment.DataFileName));
+        var failed = Record.Exception(env.Dispose);
+        PalFaultInjection.Disarm();
+        output.WriteLine($"sync {failingSync} failed: {failed}");
+        Assert.IsType<EnvironmentFailedException>(failed);
+        Assert.Contains("syncing the data file", failed.Message);
+
+        RealDiskFullCheckpointTests.AssertReopensWithEverything(disk.EnvironmentPath, acknowledged, afterCleanClose: false);
+        RealDiskFullCheckpointTests.AssertReopensWithEverything(disk.EnvironmentPath, acknowledged);
     }
 }

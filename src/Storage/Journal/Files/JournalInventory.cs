@@ -287,8 +287,7 @@ internal sealed class JournalInventory : IDisposable
     /// Deletes (or keeps for reuse) every retired journal whose transactions are all at or below
     /// <paramref name="syncedTransactionId"/> and, under shipping retention, acknowledged by the consumer, or
     /// dropped because the retained bytes are past the bound; the journal in service stays. Returns how many
-    /// went each way. <paramref name="keepSpares"/> false (a checkpoint short of disk space): every one is deleted, so
-    /// its space is there for the next step.
+    /// went each way (with <paramref name="keepSpares"/> false, a checkpoint short of space: all deleted).
     /// </summary>
     public (int Deleted, int Recycled) Release(long syncedTransactionId, bool keepSpares = true)
     {
@@ -339,21 +338,15 @@ internal sealed class JournalInventory : IDisposable
         return (deleted, recycled);
     }
 
-    /// <summary>
-    /// Deletes the files kept for reuse (recycled journals and prepared spares): a checkpoint short of disk space needs
-    /// their space more than the next switch needs them. Returns how many there were.
-    /// </summary>
-    public int DeleteSpares()
+    /// <summary>Hands over (and forgets) the files kept for reuse: a checkpoint short of disk space deletes them.</summary>
+    public List<RecyclableJournal> TakeRecyclable()
     {
-        List<RecyclableJournal> spares;
         lock (_gate)
         {
-            spares = [.. _recyclable];
+            var taken = new List<RecyclableJournal>(_recyclable);
             _recyclable.Clear();
+            return taken;
         }
-        foreach (var spare in spares)
-            BestEffortFiles.TryDelete(spare.FilePath);
-        return spares.Count;
     }
 
     /// <summary>

@@ -52,8 +52,15 @@ internal sealed unsafe partial class WriteAheadJournal : IJournalAppender, IDisp
     /// <inheritdoc cref="JournalInventory.Release"/>
     public (int Deleted, int Recycled) Release(long syncedTransactionId, bool keepSpares = true) => _inventory.Release(syncedTransactionId, keepSpares);
 
-    /// <inheritdoc cref="JournalInventory.DeleteSpares"/>
-    public int DeleteSpares() => _inventory.DeleteSpares();
+    /// <summary>
+    /// Deletes the files kept for reuse (recycled journals and prepared spares): a checkpoint short of disk space needs
+    /// their room more than the next switch needs them.
+    /// </summary>
+    public void DeleteSpares()
+    {
+        foreach (var spare in _inventory.TakeRecyclable())
+            BestEffortFiles.TryDelete(spare.FilePath);
+    }
 
     /// <summary>
     /// The sync points at the ends of the journals kept (not the one in service) whose last transaction of

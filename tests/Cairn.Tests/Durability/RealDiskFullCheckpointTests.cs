@@ -53,11 +53,7 @@ public class RealDiskFullCheckpointTests(ITestOutputHelper output)
         Assert.False(env.HasFailed);
 
         disk.FreeFiller();
-        int more = CommitSome(env, disk, acknowledged, ref key, commitsAfterFreeing, keepFree);
-        output.WriteLine($"{more} of {commitsAfterFreeing} commits after freeing {FillerMegabytes} MiB; {disk.FreeBytes} bytes free before the close");
-        env.Dispose();
-
-        AssertReopensWithEverything(disk.EnvironmentPath, acknowledged);
+        CommitOnThenCloseAndReopen(env, disk, acknowledged, key, commitsAfterFreeing, keepFree);
     }
 
     [Fact]
@@ -99,12 +95,7 @@ public class RealDiskFullCheckpointTests(ITestOutputHelper output)
             env.Dispose();
             env = StorageEnvironment.Open(LargeValues.Options(disk.EnvironmentPath));
         }
-        long key2 = next + 1;
-        int more = CommitSome(env, disk, acknowledged, ref key2, CommitsAfterFreeing, KeepFree);
-        output.WriteLine($"{more} of {CommitsAfterFreeing} commits after freeing {FillerMegabytes} MiB; {disk.FreeBytes} bytes free before the close");
-        env.Dispose();
-
-        AssertReopensWithEverything(disk.EnvironmentPath, acknowledged);
+        CommitOnThenCloseAndReopen(env, disk, acknowledged, next + 1, CommitsAfterFreeing, KeepFree);
     }
 
     [Fact]
@@ -139,10 +130,18 @@ public class RealDiskFullCheckpointTests(ITestOutputHelper output)
         disk.FreeFiller();
         var env = StorageEnvironment.Open(LargeValues.Options(disk.EnvironmentPath));
         long key = acknowledged.Count == 0 ? 1 : acknowledged.Max() + 1_000;
-        int more = CommitSome(env, disk, acknowledged, ref key, CommitsAfterFreeing, KeepFree);
-        output.WriteLine($"recovered on the same disk; {more} of {CommitsAfterFreeing} commits after; {disk.FreeBytes} bytes free before the close");
-        env.Dispose();
+        CommitOnThenCloseAndReopen(env, disk, acknowledged, key, CommitsAfterFreeing, KeepFree);
+    }
 
+    /// <summary>
+    /// Once space is back: commits on (<see cref="CommitSome"/>), closes on the same disk (which must succeed) and checks
+    /// the reopened environment (<see cref="AssertReopensWithEverything"/>).
+    /// </summary>
+    private void CommitOnThenCloseAndReopen(StorageEnvironment env, SmallFullDisk disk, List<long> acknowledged, long key, int count, long keepFree)
+    {
+        int more = CommitSome(env, disk, acknowledged, ref key, count, keepFree);
+        output.WriteLine($"{more} of {count} commits after freeing {FillerMegabytes} MiB; {disk.FreeBytes} bytes free before the close");
+        env.Dispose();
         AssertReopensWithEverything(disk.EnvironmentPath, acknowledged);
     }
 

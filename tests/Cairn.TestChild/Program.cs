@@ -12,6 +12,7 @@ using Cairn.TestChild;
 //   ship-replica REPLICA SPOOL   see ShipReplicaCommand (the replica crash test kills it).
 //   restore-until BACKUP TARGET BYTES   see RestoreUntilCommand.
 //   backup-until ENV KIND TARGET PAUSE   see BackupUntilCommand.
+//   fill-disk DIR   see FillDiskCommand (the full-disk kill test kills it).
 if (args.Length >= 1 && args[0] == "stress-child")
     return StressChild.Run(args[1..]);
 if (args.Length == 2 && args[0] == "merger-allocations")
@@ -25,6 +26,8 @@ if (args.Length == 4 && args[0] == "restore-until")
     return RestoreUntilCommand.Run(args[1], args[2], long.Parse(args[3], System.Globalization.CultureInfo.InvariantCulture));
 if (args.Length == 5 && args[0] == "backup-until")
     return BackupUntilCommand.Run(args[1], args[2], args[3], args[4]);
+if (args.Length == 2 && args[0] == "fill-disk")
+    return FillDiskCommand.Run(args[1]);
 if (args.Length >= 1 && args[0] == "allocation-probe")
     return AllocationProbeCommand.Run(args[1..]);
 

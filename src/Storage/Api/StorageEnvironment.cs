@@ -253,19 +253,23 @@ public sealed partial class StorageEnvironment : IDisposable
     internal void EndRead(ReadContext context) => _readContexts.EndRead(context, _states);
 
     /// <summary>
-    /// Writes every committed page no reader still needs the old copy of to the data file, syncs it,
-    /// records the synced transaction in the header and deletes the journals it covers. The background
-    /// thread does this on its own schedule; call this to do it now (before a backup, or to keep a
-    /// restart short). Pages newer than what the oldest open read transaction sees stay in memory.
+    /// Writes every committed page no reader still needs the old copy of to the data file, syncs it, records the synced
+    /// transaction in the header and deletes the journals it covers. The background thread does this on its own schedule;
+    /// call this to do it now (before a backup, or to keep a restart short). Pages newer than what the oldest open read
+    /// transaction sees stay in memory.
+    /// On a disk too full to take every journal's pages at once it goes journal by journal, oldest first, deleting
+    /// each journal once the data file and header are past it, so it needs room for about one journal's pages.
     /// </summary>
     /// <remarks>
     /// While a backup runs (<see cref="Backup(string, BackupOptions?, CancellationToken)"/>, and the stream and
     /// compacting forms) the checkpoint flushes, syncs and records the synced transaction in both header copies as
     /// always, but deletes only the journals whose transactions all lie at or before the synced transaction the
-    /// oldest running backup started from: the backup copies every journal after that point. The journals this
-    /// checkpoint covered beyond it are deleted when the last running backup ends. (The background thread does not
-    /// sync at all while a backup runs; only its flushes go on.)
+    /// oldest running backup started from (the backup copies every journal after it); the rest it covered go when the
+    /// last running backup ends. No checkpoint goes journal by journal while a backup runs.
     /// </remarks>
+    /// <exception cref="Pal.DiskFullException">Not even one journal's pages fit: the message says how many bytes the data
+    /// file had to grow and how many its file system had free. Nothing is lost (the journals keep what is not in the data
+    /// file) and the environment goes on; the journals already passed are gone.</exception>
     public void Checkpoint()
     {
         ThrowIfDisposed();
@@ -337,7 +341,9 @@ public sealed partial class StorageEnvironment : IDisposable
     /// decides at the next open). Throws <see cref="LiveTransactionsException"/> if transactions are open.
     /// If that last flush fails (a full disk, an I/O error), every file is still released and the error
     /// is thrown: nothing acknowledged is lost (the journals are kept and the next open replays them),
-    /// but the host should know its data is not in the data file yet.
+    /// but the host should know its data is not in the data file yet. A disk too full for one flush is
+    /// checkpointed journal by journal (see <see cref="Checkpoint"/>), so the close needs room for about one
+    /// journal's pages, not all of them.
     /// </summary>
     public void Dispose()
     {

@@ -1,3 +1,4 @@
+using Cairn.Journal;
 using Cairn.Journal.Files;
 using Cairn.Paging;
 using Cairn.Transactions;
@@ -11,9 +12,9 @@ internal sealed class DataFileFlushTarget(DataFile dataFile, HeaderStore headers
 
     public string DataFilePath => dataFile.FilePath;
 
-    public List<(long PageNumber, PageVersion Version)> WritePages(EnvironmentState state, long flushedUpTo, out long bytes)
+    public List<(long PageNumber, PageVersion Version)> WritePages(EnvironmentState state, long flushedUpTo, FlushStep step, out long bytes)
     {
-        var written = _flusher.Flush(state, flushedUpTo);
+        var written = _flusher.Flush(state, flushedUpTo, step);
         bytes = _flusher.LastFlush.Bytes;
         return written;
     }
@@ -22,13 +23,13 @@ internal sealed class DataFileFlushTarget(DataFile dataFile, HeaderStore headers
 
     public void SyncDataFile() => dataFile.Sync();
 
-    public void WriteHeader(EnvironmentState synced, bool catchUpOlderCopy)
+    public void WriteHeader(SyncPoint synced, bool catchUpOlderCopy)
     {
         var header = headers.Current;
         header.LastTransactionId = synced.TransactionId;
         header.Root = synced.Root;
-        header.JournalSequence = synced.JournalPosition.Sequence;
-        header.JournalOffset = synced.JournalPosition.EndOffset;
+        header.JournalSequence = synced.Position.Sequence;
+        header.JournalOffset = synced.Position.EndOffset;
         headers.Write(header);
         if (catchUpOlderCopy)
             headers.CatchUp();
@@ -40,7 +41,11 @@ internal sealed class DataFileFlushTarget(DataFile dataFile, HeaderStore headers
 
     public long RetainedJournalBytes => journal.RetainedBytes;
 
-    public (int Deleted, int Recycled) ReleaseJournals(long upTo) => journal.Release(upTo);
+    public (int Deleted, int Recycled) ReleaseJournals(long upTo, bool keepSpares = true) => journal.Release(upTo, keepSpares);
+
+    public List<SyncPoint> JournalEnds(long after, long before) => journal.RetainedEnds(headers.Current.EnvironmentId, after, before);
+
+    public void DeleteSpareJournals() => journal.DeleteSpares();
 
     public (int Deleted, int Recycled) ReleaseAllJournals() => journal.ReleaseAll();
 }

@@ -22,21 +22,23 @@ internal sealed unsafe class DataFileFlusher(DataFile dataFile)
     public FlushStats LastFlush { get; private set; }
 
     /// <summary>
-    /// Writes every version of <paramref name="state"/> with a transaction id above
-    /// <paramref name="flushedUpTo"/>, grows the file to cover the state's high-water mark, and returns
-    /// the versions written (the caller removes them from the current page table and retires them).
+    /// Writes every version of <paramref name="state"/> with a transaction id above <paramref name="flushedUpTo"/> whose
+    /// run starts in <paramref name="step"/>'s page range (<see cref="FlushStep.Whole"/>: all of them), grows the file
+    /// first to cover them and the step's high-water mark, and returns the versions written (the caller removes them from
+    /// the current page table and retires them). A full disk throws <see cref="DiskFullException"/> saying how many bytes
+    /// the growth needed and how many were free, before anything is written.
     /// </summary>
-    public List<(long PageNumber, PageVersion Version)> Flush(EnvironmentState state, long flushedUpTo)
+    public List<(long PageNumber, PageVersion Version)> Flush(EnvironmentState state, long flushedUpTo, FlushStep step)
     {
         _batch.Clear();
         foreach (var (pageNumber, version) in state.Pages)
         {
-            if (version.TransactionId > flushedUpTo)
+            if (version.TransactionId > flushedUpTo && pageNumber >= step.FromPage && pageNumber < step.BelowPage)
                 _batch.Add((pageNumber, version));
         }
-        // The header written after this flush names the state's high-water mark, so the file must reach it
+        // The header written after this flush names the step's high-water mark, so the file must reach it
         // even where the pages near it were freed before they were ever written.
-        long highestPage = state.NextPageNumber;
+        long highestPage = step.HighWaterMark;
         long bytes = 0, lowest = long.MaxValue, highest = 0;
         if (_ops.Length < _batch.Count)
             _ops = new PalWriteOp[Math.Max(_batch.Count, _ops.Length * 2)];
@@ -52,10 +54,41 @@ internal sealed unsafe class DataFileFlusher(DataFile dataFile)
             lowest = Math.Min(lowest, version.TransactionId);
             highest = Math.Max(highest, version.TransactionId);
         }
-        dataFile.EnsureCapacity(highestPage);
+        Grow(highestPage, step.UpTo);
         if (_batch.Count > 0)
             dataFile.WritePages(_ops.AsSpan(0, _batch.Count));
         LastFlush = new FlushStats(_batch.Count, bytes, _batch.Count > 0 ? lowest : 0, highest);
         return _batch;
+    }
+
+    private void Grow(long pages, long upTo)
+    {
+        long before = dataFile.PageCount;
+        try
+        {
+            dataFile.EnsureCapacity(pages);
+        }
+        catch (DiskFullException e)
+        {
+            long needed = (pages - before) * StorageConstants.PageSize;
+            string free = FreeBytes(dataFile.FilePath) is { } bytes ? $"{bytes} bytes" : "an unknown number of bytes";
+            throw new DiskFullException(
+                $"Disk full: the data file '{dataFile.FilePath}' must grow by {needed} bytes (from {before * StorageConstants.PageSize} to " +
+                $"{pages * StorageConstants.PageSize}) to take the pages of transactions up to {upTo}, and its file system has {free} free. " +
+                "Nothing was written; the journals keep every committed transaction. (OS: " + e.Message + ")",
+                e.Status, e.OsError, e.Operation, e.FilePath, e.Offset);
+        }
+    }
+
+    private static long? FreeBytes(string path)
+    {
+        try
+        {
+            return PalFileSystem.GetInfo(Path.GetDirectoryName(Path.GetFullPath(path))!).FreeBytes;
+        }
+        catch (PalIOException)
+        {
+            return null;
+        }
     }
 }

@@ -1,6 +1,7 @@
 using Cairn.Diagnostics;
 using Cairn.Pal;
 using Cairn.Errors;
+using Cairn.Journal;
 using Cairn.Paging;
 using Cairn.Transactions;
 using Microsoft.Extensions.Logging;
@@ -16,11 +17,12 @@ namespace Cairn.Flushing;
 /// <see cref="Checkpoint"/> and <see cref="Close"/> do both at once.
 /// </summary>
 /// <remarks>
-/// A flush that finds the disk full is postponed (the pages stay in scratch memory, the journals keep
-/// them durable) and retried after <see cref="FlushSettings.DiskFullRetryDelay"/>; any other flush or sync
-/// error fails the environment, because what reached the file is then unknown.
+/// A flush that finds the disk full goes journal by journal instead (FlushScheduler.JournalByJournal.cs); when even
+/// that finds no room, it is postponed (the pages stay in scratch memory, the journals keep them durable) and retried
+/// after <see cref="FlushSettings.DiskFullRetryDelay"/>. Any other flush or sync error fails the environment, because
+/// what reached the file is then unknown.
 /// </remarks>
-internal sealed class FlushScheduler : IDisposable
+internal sealed partial class FlushScheduler : IDisposable
 {
     private readonly StatePublisher _states;
     private readonly IFlushTarget _target;
@@ -40,7 +42,8 @@ internal sealed class FlushScheduler : IDisposable
     private readonly Lock _flushGate = new();
     // Everything at or below this transaction is in the data file.
     private long _flushedUpTo;
-    private EnvironmentState? _flushedState;
+    // What a sync records in the header: the last flushed state, or the end of the journal a step went through.
+    private SyncPoint? _flushedPoint;
     // Everything at or below this transaction is in the data file and synced, and the header says so
     // (written under the gate, read anywhere).
     private long _syncedUpTo;
@@ -124,9 +127,9 @@ internal sealed class FlushScheduler : IDisposable
         {
             try
             {
-                FlushOnce();
+                FlushOrGoJournalByJournal();
             }
-            catch (Exception e) when (e is not DiskFullException)
+            catch (Exception e) when (e is not DiskFullException and not EnvironmentFailedException)
             {
                 throw _failure.Fail("flushing the data file", e);
             }
@@ -189,13 +192,16 @@ internal sealed class FlushScheduler : IDisposable
         Wake();
     }
 
-    /// <summary>Under the gate: releases the journals both header copies are past, but none a running backup still copies.</summary>
-    private (int Deleted, int Recycled) ReleaseSyncedJournals()
+    /// <summary>
+    /// Under the gate: releases the journals both header copies are past, but none a running backup still copies;
+    /// <paramref name="keepSpares"/> false (a checkpoint short of space) deletes them, none kept for reuse.
+    /// </summary>
+    private (int Deleted, int Recycled) ReleaseSyncedJournals(bool keepSpares = true)
     {
         long upTo = _target.OlderHeaderTransactionId;
         foreach (long keptAfter in _syncHolds)
             upTo = Math.Min(upTo, keptAfter);
-        return _target.ReleaseJournals(upTo);
+        return _target.ReleaseJournals(upTo, keepSpares);
     }
 
     private sealed class SyncHold(FlushScheduler owner, long keptAfter) : IDisposable
@@ -226,7 +232,7 @@ internal sealed class FlushScheduler : IDisposable
             {
                 try
                 {
-                    FlushOnce();
+                    FlushOrGoJournalByJournal();
                 }
                 catch (DiskFullException e)
                 {
@@ -281,7 +287,7 @@ internal sealed class FlushScheduler : IDisposable
         {
             try
             {
-                FlushOnce();
+                FlushOrGoJournalByJournal();
                 SyncOnce(catchUpOlderCopy: true);
             }
             catch (Exception e)
@@ -347,7 +353,7 @@ internal sealed class FlushScheduler : IDisposable
             long bytes;
             try
             {
-                flushed = _target.WritePages(state, _flushedUpTo, out bytes);
+                flushed = _target.WritePages(state, _flushedUpTo, FlushStep.Whole(state), out bytes);
             }
             catch
             {
@@ -361,8 +367,14 @@ internal sealed class FlushScheduler : IDisposable
         {
             _states.Readers.MarkIdle(_flusherSlot);
         }
+        Flushed(state);
+    }
+
+    /// <summary>Under the gate, after <paramref name="state"/> was flushed whole: the next sync records it.</summary>
+    private void Flushed(EnvironmentState state)
+    {
         _flushedUpTo = state.TransactionId;
-        _flushedState = state;
+        _flushedPoint = new SyncPoint(state.TransactionId, state.Root, state.JournalPosition);
 
         // Restart the delay for commits the flush did not cover. The exchanges are full fences, so a commit
         // published concurrently either is seen here or sees the zero and starts the delay itself.
@@ -377,22 +389,21 @@ internal sealed class FlushScheduler : IDisposable
     /// the older copy and synced), then releases the journals that both header copies are past.
     /// <paramref name="catchUpOlderCopy"/>: write the state into the other copy as well, so every journal
     /// the state covers can go now (a checkpoint, a clean close); the background cycle leaves that to its
-    /// next sync.
+    /// next sync. <paramref name="keepSpares"/> false (a checkpoint short of space): released journals are deleted, none kept for reuse.
     /// </summary>
     /// <remarks>
     /// Either copy may be the one an open finds valid (the newer may be torn by a crash during its write
     /// or damaged later), so a journal is released only once the older copy is past it too
     /// (docs/decisions.md, reliability 3).
     /// </remarks>
-    private void SyncOnce(bool catchUpOlderCopy = false)
+    private void SyncOnce(bool catchUpOlderCopy = false, bool keepSpares = true)
     {
-        var state = _flushedState;
-        if (state is null || state.TransactionId <= _syncedUpTo)
+        if (_flushedPoint is not { } state || state.TransactionId <= _syncedUpTo)
         {
             if (catchUpOlderCopy)
             {
                 _target.CatchUpOlderHeaderCopy();
-                ReleaseSyncedJournals();
+                ReleaseSyncedJournals(keepSpares);
             }
             return;
         }
@@ -410,7 +421,7 @@ internal sealed class FlushScheduler : IDisposable
         long end = RecordIo(IoOperationKind.DataSync, start, 0, _syncedUpTo, state.TransactionId, failed: false);
         Volatile.Write(ref _syncedUpTo, state.TransactionId);
         _lastSyncTimestamp = end;
-        var (deleted, recycled) = ReleaseSyncedJournals();
+        var (deleted, recycled) = ReleaseSyncedJournals(keepSpares);
         Log.DataFileSynced(_logger, state.TransactionId, _time.GetElapsedTime(start, end).TotalMilliseconds, deleted, recycled);
     }
 

@@ -1,3 +1,4 @@
+using Cairn.Journal;
 using Cairn.Paging;
 using Cairn.Transactions;
 
@@ -12,8 +13,12 @@ internal interface IFlushTarget
 {
     string DataFilePath { get; }
 
-    /// <summary>Writes every version of <paramref name="state"/> newer than <paramref name="flushedUpTo"/>; returns them (a list the target reuses).</summary>
-    List<(long PageNumber, PageVersion Version)> WritePages(EnvironmentState state, long flushedUpTo, out long bytes);
+    /// <summary>
+    /// Writes every version of <paramref name="state"/> newer than <paramref name="flushedUpTo"/> whose run starts in
+    /// <paramref name="step"/>'s page range, the file grown first to cover them and the step's high-water mark; returns
+    /// them (a list the target reuses).
+    /// </summary>
+    List<(long PageNumber, PageVersion Version)> WritePages(EnvironmentState state, long flushedUpTo, FlushStep step, out long bytes);
 
     /// <summary>A new mapping if the data file grew past <paramref name="view"/>; null if it did not.</summary>
     MappedView? RemapIfGrown(MappedView view);
@@ -21,7 +26,7 @@ internal interface IFlushTarget
     void SyncDataFile();
 
     /// <summary>Records <paramref name="synced"/> in the older header copy (and, if asked, then in the other copy too).</summary>
-    void WriteHeader(EnvironmentState synced, bool catchUpOlderCopy);
+    void WriteHeader(SyncPoint synced, bool catchUpOlderCopy);
 
     /// <summary>Writes the current header into the older copy too.</summary>
     void CatchUpOlderHeaderCopy();
@@ -31,7 +36,14 @@ internal interface IFlushTarget
 
     long RetainedJournalBytes { get; }
 
-    (int Deleted, int Recycled) ReleaseJournals(long upTo);
+    /// <summary>Releases the journals at or below <paramref name="upTo"/>; <paramref name="keepSpares"/> false: deletes them all, none kept for reuse.</summary>
+    (int Deleted, int Recycled) ReleaseJournals(long upTo, bool keepSpares = true);
+
+    /// <summary>The sync points at the ends of the journals kept whose last transaction is above <paramref name="after"/> and below <paramref name="before"/>, in log order.</summary>
+    List<SyncPoint> JournalEnds(long after, long before);
+
+    /// <summary>Deletes the journal files kept for reuse, whose space a checkpoint short of it needs.</summary>
+    void DeleteSpareJournals();
 
     (int Deleted, int Recycled) ReleaseAllJournals();
 }

@@ -44,7 +44,7 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
         output.WriteLine($"{blockSize}-byte blocks: {acknowledged.Count} commits, then {full.Message}");
         Assert.False(env.HasFailed);
 
-        disk.FreeSpace();
+        disk.FreeFiller();
         CommitOnceSpaceIsBack(env, acknowledged, first: 1_000_000, count: 50);
         // The close flushes everything, growing the data file to what it needs although doubling would not fit.
         env.Dispose();
@@ -96,7 +96,7 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
         output.WriteLine($"{blockSize}-byte blocks: {acknowledged.Count} commits; on the full disk {stillFull}");
         AssertDataFileSizeIsWholePages(envPath);
 
-        disk.FreeSpace();
+        disk.FreeFiller();
         using (var reopened = OpenOnceSpaceIsBack(envPath))
         {
             AssertHolds(reopened, acknowledged);
@@ -141,7 +141,7 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
         await Task.WhenAll(Enumerable.Range(0, 4).Select(_ => Task.Run(Caller)));
         output.WriteLine($"{acknowledged.Count} merged commits, then {first!.GetType().Name}: {first.Message}");
 
-        disk.FreeSpace();
+        disk.FreeFiller();
         try
         {
             env.Dispose();
@@ -157,34 +157,12 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
     }
 
     /// <summary>A 64 MiB ext4 with a 20 MiB filler on it, and where the environment goes; null (reported) where this machine cannot mount one.</summary>
-    private SmallDisk? PrepareSmallDisk(TestDirectory dir, int blockSize)
+    private SmallFullDisk? PrepareSmallDisk(TestDirectory dir, int blockSize)
     {
-        var fs = LoopMountedFileSystem.TryCreate(dir.Path, megabytes: 64, out string? reason, blockSize);
-        if (fs is null)
-        {
+        var disk = SmallFullDisk.TryCreate(dir.Path, megabytes: 64, blockSize, FillerMegabytes, out string? reason);
+        if (disk is null)
             output.WriteLine($"NOT RUN: a real full disk needs a loop mount, which failed here ({reason}); DataFileStepFaultTests and DataFileGrowthTests inject the same failures.");
-            return null;
-        }
-        // Written, not just sized: a sized file is sparse and takes no space.
-        string filler = Path.Combine(fs.MountPoint, "filler");
-        var chunk = new byte[1 << 20];
-        using (var file = File.Create(filler))
-        {
-            for (int i = 0; i < FillerMegabytes; i++)
-                file.Write(chunk);
-            file.Flush(flushToDisk: true);
-        }
-        return new SmallDisk(fs, filler, Path.Combine(fs.MountPoint, "env"));
-    }
-
-    private sealed class SmallDisk(LoopMountedFileSystem fs, string filler, string environmentPath) : IDisposable
-    {
-        public string EnvironmentPath => environmentPath;
-
-        /// <summary>Deletes the filler: space the writer may have once ext4 commits the deletion.</summary>
-        public void FreeSpace() => File.Delete(filler);
-
-        public void Dispose() => fs.Dispose();
+        return disk;
     }
 
     private static DiskFullException CommitUntilFull(StorageEnvironment env, List<int> acknowledged)

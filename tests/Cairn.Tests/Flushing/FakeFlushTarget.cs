@@ -1,4 +1,6 @@
 using Cairn.Flushing;
+using Cairn.Journal;
+using Cairn.Pal;
 using Cairn.Paging;
 using Cairn.Transactions;
 
@@ -22,8 +24,8 @@ internal sealed class FakeFlushTarget : IFlushTarget
     /// <summary>The states <see cref="WritePages"/> was given, in order.</summary>
     public List<EnvironmentState> WrittenStates { get; } = [];
 
-    /// <summary>The state the last header write recorded.</summary>
-    public EnvironmentState? HeaderState { get; private set; }
+    /// <summary>What the last header write recorded.</summary>
+    public SyncPoint? HeaderState { get; private set; }
 
     public string DataFilePath => "fake.data";
 
@@ -35,21 +37,48 @@ internal sealed class FakeFlushTarget : IFlushTarget
 
     public void FailNextSync(Exception error) => _nextSyncError = error;
 
-    public List<(long PageNumber, PageVersion Version)> WritePages(EnvironmentState state, long flushedUpTo, out long bytes)
+    /// <summary>The sync points <see cref="JournalEnds"/> offers (the ends of the journals kept), in log order.</summary>
+    public List<SyncPoint> KeptJournalEnds { get; } = [];
+
+    /// <summary>
+    /// A disk of this many pages for the data file (and the journals released so far, <see cref="PagesFreedPerRelease"/>
+    /// each): a write that would grow the file past it throws <see cref="DiskFullException"/>. Unlimited by default.
+    /// </summary>
+    public long DiskPages { get; set; } = long.MaxValue;
+
+    public long PagesFreedPerRelease { get; set; }
+
+    /// <summary>The data file's size in pages, as the writes grew it.</summary>
+    public long FilePages { get; private set; }
+
+    public List<(long PageNumber, PageVersion Version)> WritePages(EnvironmentState state, long flushedUpTo, FlushStep step, out long bytes)
     {
+        string what = step.BelowPage == long.MaxValue && step.FromPage == 0
+            ? $"write {state.TransactionId} after {flushedUpTo}"
+            : $"write {state.TransactionId} after {flushedUpTo} pages {step.FromPage}..{(step.BelowPage == long.MaxValue ? "end" : step.BelowPage)} for {step.UpTo}";
         if (Take(ref _nextWriteError) is { } error)
         {
-            Calls.Add($"write {state.TransactionId} after {flushedUpTo} failed");
+            Calls.Add($"{what} failed");
             throw error;
         }
         var written = new List<(long PageNumber, PageVersion Version)>();
+        long highest = step.HighWaterMark;
         foreach (var (pageNumber, version) in state.Pages)
         {
-            if (version.TransactionId > flushedUpTo)
+            if (version.TransactionId > flushedUpTo && pageNumber >= step.FromPage && pageNumber < step.BelowPage)
+            {
                 written.Add((pageNumber, version));
+                highest = Math.Max(highest, pageNumber + version.PageCount);
+            }
         }
+        if (highest > DiskPages)
+        {
+            Calls.Add($"{what}: disk full");
+            throw new DiskFullException($"the fake disk holds {DiskPages} pages, the flush needs {highest}", PalStatus.DiskFull, 28, "allocating", DataFilePath, 0);
+        }
+        FilePages = Math.Max(FilePages, highest);
         WrittenStates.Add(state);
-        Calls.Add($"write {state.TransactionId} after {flushedUpTo}: {string.Join(" ", written.Select(w => $"{w.PageNumber}@{w.Version.TransactionId}"))}");
+        Calls.Add($"{what}: {string.Join(" ", written.Select(w => $"{w.PageNumber}@{w.Version.TransactionId}"))}");
         bytes = written.Sum(w => (long)w.Version.PageCount * StorageConstants.PageSize);
         return written;
     }
@@ -67,7 +96,7 @@ internal sealed class FakeFlushTarget : IFlushTarget
         Calls.Add("sync");
     }
 
-    public void WriteHeader(EnvironmentState synced, bool catchUpOlderCopy)
+    public void WriteHeader(SyncPoint synced, bool catchUpOlderCopy)
     {
         HeaderState = synced;
         _olderHeader = _newerHeader;
@@ -83,11 +112,19 @@ internal sealed class FakeFlushTarget : IFlushTarget
         Calls.Add("catch up older header");
     }
 
-    public (int Deleted, int Recycled) ReleaseJournals(long upTo)
+    public (int Deleted, int Recycled) ReleaseJournals(long upTo, bool keepSpares = true)
     {
-        Calls.Add($"release journals up to {upTo}");
+        Calls.Add($"release journals up to {upTo}{(keepSpares ? "" : ", deleting them")}");
+        int released = KeptJournalEnds.RemoveAll(end => end.TransactionId <= upTo);
+        if (DiskPages != long.MaxValue)
+            DiskPages += released * PagesFreedPerRelease;
         return (1, 0);
     }
+
+    public List<SyncPoint> JournalEnds(long after, long before)
+        => [.. KeptJournalEnds.Where(end => end.TransactionId > after && end.TransactionId < before)];
+
+    public void DeleteSpareJournals() => Calls.Add("delete spare journals");
 
     public (int Deleted, int Recycled) ReleaseAllJournals()
     {

@@ -1,4 +1,5 @@
 using Cairn.Diagnostics;
+using Cairn.Journal;
 using Cairn.Pal;
 using Cairn.Paging;
 using static Cairn.Tests.Flushing.FlushHarness;
@@ -132,7 +133,8 @@ public sealed unsafe class FlushSchedulerTests
         h.Scheduler.RunCycle();
         Assert.Equal(["write 1 after 0: 10@1", "sync", "header 1", "release journals up to 0"], h.Target.Calls);
         Assert.Equal(1, h.Scheduler.SyncedUpTo);
-        Assert.Same(h.Target.WrittenStates[0], h.Target.HeaderState);
+        var written = h.Target.WrittenStates[0];
+        Assert.Equal(new SyncPoint(written.TransactionId, written.Root, written.JournalPosition), h.Target.HeaderState);
 
         // The next sync moves the older copy to 1, so the journals up to 1 go.
         h.Target.Calls.Clear();
@@ -150,23 +152,27 @@ public sealed unsafe class FlushSchedulerTests
     {
         using var h = new FlushHarness();
         h.Commit(10);
-        h.Target.FailNextWrite(DiskFull());
+        h.Target.DiskPages = 0;
         h.Clock.Advance(FlushDelay);
         h.Scheduler.RunCycle();
         Assert.False(h.Failure.HasFailed);
-        Assert.Contains("no space left", Assert.Single(h.Logs.WithEventId(1400)).Message); // FlushPostponed
+        Assert.Contains("fake disk holds 0 pages", Assert.Single(h.Logs.WithEventId(1400)).Message); // FlushPostponed
         Assert.Contains(h.IoStats.Snapshot(), op => op is { Kind: IoOperationKind.DataFlush, Failed: true });
         Assert.Equal(0, h.Scheduler.FlushedUpTo);
+        // The whole flush found no room, nor did the journal-by-journal one (no journal kept: one step, the whole state).
+        string[] postponed = ["write 1 after 0: disk full", "delete spare journals", "write 1 after 0: disk full"];
+        Assert.Equal(postponed, h.Target.Calls);
 
         // However often the cycle runs, no retry before the delay.
+        h.Target.DiskPages = long.MaxValue;
         h.Scheduler.RunCycle();
         h.Clock.Advance(h.Settings.DiskFullRetryDelay - Tick);
         h.Scheduler.RunCycle();
-        Assert.Equal(["write 1 after 0 failed"], h.Target.Calls);
+        Assert.Equal(postponed, h.Target.Calls);
 
         h.Clock.Advance(Tick);
         h.Scheduler.RunCycle();
-        Assert.Equal(["write 1 after 0 failed", "write 1 after 0: 10@1"], h.Target.Calls);
+        Assert.Equal([.. postponed, "write 1 after 0: 10@1"], h.Target.Calls);
         Assert.Equal(1, h.Scheduler.FlushedUpTo);
         Assert.False(h.Failure.HasFailed);
     }
@@ -176,7 +182,7 @@ public sealed unsafe class FlushSchedulerTests
     {
         using var h = new FlushHarness();
         h.Commit(10);
-        h.Target.FailNextWrite(DiskFull());
+        h.Target.DiskPages = 0;
         h.Clock.Advance(FlushDelay);
         Assert.Equal(h.Settings.DiskFullRetryDelay, h.Scheduler.RunCycle());
     }
@@ -261,11 +267,11 @@ public sealed unsafe class FlushSchedulerTests
     {
         using var h = new FlushHarness();
         h.Commit(10);
-        var full = DiskFull();
-        h.Target.FailNextWrite(full);
-        Assert.Same(full, Assert.Throws<DiskFullException>(h.Scheduler.Checkpoint));
+        h.Target.DiskPages = 0;
+        Assert.Contains("fake disk holds 0 pages", Assert.Throws<DiskFullException>(h.Scheduler.Checkpoint).Message);
         Assert.False(h.Failure.HasFailed);
 
+        h.Target.DiskPages = long.MaxValue;
         h.Scheduler.Checkpoint();
         Assert.Equal(1, h.Scheduler.SyncedUpTo);
     }
@@ -342,8 +348,6 @@ public sealed unsafe class FlushSchedulerTests
     }
 
     private static TimeSpan Seconds(double seconds) => TimeSpan.FromSeconds(seconds);
-
-    private static DiskFullException DiskFull() => new("no space left on device", PalStatus.DiskFull, 28, "pwritev", "fake.data", 0);
 
     private static DeviceIOException DeviceError() => new("input/output error", PalStatus.IOError, 5, "pwritev", "fake.data", 0);
 }

@@ -287,16 +287,16 @@ internal sealed class JournalInventory : IDisposable
     /// Deletes (or keeps for reuse) every retired journal whose transactions are all at or below
     /// <paramref name="syncedTransactionId"/> and, under shipping retention, acknowledged by the consumer, or
     /// dropped because the retained bytes are past the bound; the journal in service stays. Returns how many
-    /// went each way.
+    /// went each way (with <paramref name="keepSpares"/> false, a checkpoint short of space: all deleted).
     /// </summary>
-    public (int Deleted, int Recycled) Release(long syncedTransactionId)
+    public (int Deleted, int Recycled) Release(long syncedTransactionId, bool keepSpares = true)
     {
         // Decide under the lock, touch the file system outside it: a rename syncs a directory, and a
         // switch must not wait for that.
         var releasing = new List<(RetainedJournal Journal, string? RecycleAs)>();
         lock (_gate)
         {
-            int spareSlots = MaxRecyclable - _recyclable.Count;
+            int spareSlots = keepSpares ? MaxRecyclable - _recyclable.Count : 0;
             if (syncedTransactionId != long.MaxValue)
                 _synced = Math.Max(_synced, syncedTransactionId);
             long releasable = _retention.ReleasableUpTo(syncedTransactionId, _retained, _pinned.ContainsKey, _logger, _directory);
@@ -336,6 +336,17 @@ internal sealed class JournalInventory : IDisposable
             _retained.InsertRange(0, kept);
         }
         return (deleted, recycled);
+    }
+
+    /// <summary>Hands over (and forgets) the files kept for reuse: a checkpoint short of disk space deletes them.</summary>
+    public List<RecyclableJournal> TakeRecyclable()
+    {
+        lock (_gate)
+        {
+            var taken = new List<RecyclableJournal>(_recyclable);
+            _recyclable.Clear();
+            return taken;
+        }
     }
 
     /// <summary>

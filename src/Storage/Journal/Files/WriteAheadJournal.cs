@@ -50,7 +50,24 @@ internal sealed unsafe partial class WriteAheadJournal : IJournalAppender, IDisp
     public void RequestSpare() => _spares.Request();
 
     /// <inheritdoc cref="JournalInventory.Release"/>
-    public (int Deleted, int Recycled) Release(long syncedTransactionId) => _inventory.Release(syncedTransactionId);
+    public (int Deleted, int Recycled) Release(long syncedTransactionId, bool keepSpares = true) => _inventory.Release(syncedTransactionId, keepSpares);
+
+    /// <summary>
+    /// Deletes the files kept for reuse (recycled journals and prepared spares): a checkpoint short of disk space needs
+    /// their room more than the next switch needs them.
+    /// </summary>
+    public void DeleteSpares()
+    {
+        foreach (var spare in _inventory.TakeRecyclable())
+            BestEffortFiles.TryDelete(spare.FilePath);
+    }
+
+    /// <summary>
+    /// The sync points at the ends of the journals kept (not the one in service) whose last transaction of
+    /// <paramref name="environmentId"/> is above <paramref name="after"/> and below <paramref name="before"/>, in log order.
+    /// </summary>
+    public List<SyncPoint> RetainedEnds(Guid environmentId, long after, long before)
+        => JournalEnds.Between(_inventory.Snapshot().Retained, environmentId, after, before);
 
     /// <summary>
     /// Writes one aligned entry durably and returns the position just past it. A full disk fails the

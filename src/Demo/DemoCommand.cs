@@ -27,6 +27,8 @@ internal static class DemoCommand
 
             var backend = PalIo.GetBackend();
             Console.WriteLine($"Data-file writer backend: {backend}");
+            if (options.SharedJournalRounds > 0)
+                return RunSharedJournalRounds(options);
 
             var pageCheck = DataFileWriterCheck.Run(options.Directory);
             Console.WriteLine($"Data-file writer: wrote {pageCheck.Pages} random 8 KiB pages in {pageCheck.Runs} runs, synced, read back identical ({pageCheck.Elapsed.TotalMilliseconds:F1} ms)");
@@ -122,6 +124,21 @@ internal static class DemoCommand
             if (!options.Keep)
                 DeleteScratchFiles(options.Directory);
         }
+    }
+
+    /// <summary>
+    /// Only the shared-journal part, again and again (a campaign: the linux-arm64 run under qemu-aarch64 of
+    /// docs/package.md); any failure ends it with its exception.
+    /// </summary>
+    private static int RunSharedJournalRounds(DemoOptions options)
+    {
+        for (int round = 1; round <= options.SharedJournalRounds; round++)
+        {
+            var result = SharedJournalDemo.Run(options.Directory, commitsPerEnvironment: options.Commits);
+            Console.WriteLine($"Shared journals, round {round} of {options.SharedJournalRounds}: {result.Shared.Commits} shared and " +
+                              $"{result.Separate.Commits} separate commits, every branch reopened alone with all its keys");
+        }
+        return 0;
     }
 
     private static void DeleteScratchFiles(string directory)

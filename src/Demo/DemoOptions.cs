@@ -1,6 +1,7 @@
 namespace Cairn.Demo;
 
-internal sealed record DemoOptions(string Directory, int SmallWrites, int LargeWrites, int EngineKeys, int Commits, TimeSpan CrashWriterRunTime, bool Keep)
+internal sealed record DemoOptions(string Directory, int SmallWrites, int LargeWrites, int EngineKeys, int Commits, TimeSpan CrashWriterRunTime, bool Keep,
+    int SharedJournalRounds)
 {
     public static DemoOptions Parse(string[] args)
     {
@@ -8,6 +9,7 @@ internal sealed record DemoOptions(string Directory, int SmallWrites, int LargeW
         int small = 2000, large = 300, engineKeys = 200_000, commits = 3000;
         var crashRun = TimeSpan.FromSeconds(2);
         bool keep = false;
+        int sharedJournalRounds = 0;
         for (int i = 0; i < args.Length; i++)
         {
             switch (args[i])
@@ -19,10 +21,11 @@ internal sealed record DemoOptions(string Directory, int SmallWrites, int LargeW
                 case "--commits": commits = int.Parse(args[++i]); break;
                 case "--crash-after-ms": crashRun = TimeSpan.FromMilliseconds(int.Parse(args[++i])); break;
                 case "--keep": keep = true; break;
-                default: throw new ArgumentException($"Unknown argument '{args[i]}'. Use --dir PATH, --small-writes N, --large-writes N, --engine-keys N, --commits N, --crash-after-ms N, --keep.");
+                case "--shared-journal-rounds": sharedJournalRounds = int.Parse(args[++i]); break;
+                default: throw new ArgumentException($"Unknown argument '{args[i]}'. Use --dir PATH, --small-writes N, --large-writes N, --engine-keys N, --commits N, --crash-after-ms N, --keep, --shared-journal-rounds N.");
             }
         }
-        return new DemoOptions(Path.GetFullPath(directory), small, large, engineKeys, commits, crashRun, keep);
+        return new DemoOptions(Path.GetFullPath(directory), small, large, engineKeys, commits, crashRun, keep, sharedJournalRounds);
     }
 
     /// <summary>The repository root (where Storage.sln is), so scratch data lands in its ignored .scratch folder on the real disk.</summary>

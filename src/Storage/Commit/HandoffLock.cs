@@ -11,7 +11,8 @@ namespace Cairn.Commit;
 /// <remarks>Not reentrant; any thread may release it (the holder's transaction may end on another thread).</remarks>
 internal sealed class HandoffLock
 {
-    // Guards _held and the waiter queue (_head, _tail, each waiter's links and Granted flag); never held while waiting.
+    // Guards _held and the waiter queue (_head, _tail, each waiter's links and Granted flag: written only under it, read
+    // by its own signalled waiter without it); never held while waiting.
     private readonly Lock _gate = new();
     private bool _held;
     private Waiter? _head;
@@ -30,6 +31,9 @@ internal sealed class HandoffLock
         public bool Granted;
         public bool Queued;
     }
+
+    /// <summary>Test hooks: points where a test holds a waiter or a releaser.</summary>
+    internal HandoffLockTestHooks TestHooks { get; } = new();
 
     /// <summary>Threads waiting for the lock now.</summary>
     public int Waiting => Volatile.Read(ref _waiting);
@@ -52,20 +56,43 @@ internal sealed class HandoffLock
             waiter.Signal.Reset();
             Append(waiter);
         }
-        bool granted;
-        try
+        long deadline = timeout > TimeSpan.Zero ? Environment.TickCount64 + (long)Math.Ceiling(timeout.TotalMilliseconds) : -1;
+        var wait = timeout;
+        while (true)
         {
-            granted = waiter.Signal.Wait(timeout);
+            bool signalled;
+            try
+            {
+                TestHooks.BeforeWait?.Invoke();
+                signalled = waiter.Signal.Wait(wait);
+            }
+            catch
+            {
+                // Interrupted: give the lock on if it was handed here meanwhile, or leave the queue.
+                if (!Withdraw(waiter))
+                    Exit();
+                throw;
+            }
+            if (!signalled)
+                return !Withdraw(waiter);
+            // The signal is a grant only if this wait was granted. A releaser signals after leaving the gate, so the
+            // signal of a grant that raced an earlier wait's timeout (that wait took the lock all the same) can
+            // arrive during this thread's next wait, while another thread holds the lock.
+            if (Volatile.Read(ref waiter.Granted))
+                return true;
+            lock (_gate)
+            {
+                if (waiter.Granted)
+                    return true;
+                waiter.Signal.Reset(); // under the gate: a grant from here on signals after this
+            }
+            wait = Remaining(deadline);
         }
-        catch
-        {
-            // Interrupted: give the lock on if it was handed here meanwhile, or leave the queue.
-            if (!Withdraw(waiter))
-                Exit();
-            throw;
-        }
-        return granted || !Withdraw(waiter);
     }
+
+    /// <summary>What is left of a wait that ends at <paramref name="deadline"/> (<see cref="Environment.TickCount64"/>; -1: never).</summary>
+    private static TimeSpan Remaining(long deadline)
+        => deadline < 0 ? Timeout.InfiniteTimeSpan : TimeSpan.FromMilliseconds(Math.Max(0, deadline - Environment.TickCount64));
 
     /// <summary>After a wait ended without the signal: leaves the queue and returns true, or returns false if the lock was granted meanwhile.</summary>
     private bool Withdraw(Waiter waiter)
@@ -97,6 +124,7 @@ internal sealed class HandoffLock
             Remove(next);
             next.Granted = true;
         }
+        TestHooks.Granting?.Invoke();
         next.Signal.Set();
     }
 

@@ -109,6 +109,75 @@ public class HandoffLockTests
         Assert.Equal(0, gate.Waiting);
     }
 
+    /// <summary>
+    /// A releaser hands the lock to a waiter under the gate and signals it after leaving the gate. If the waiter's
+    /// wait times out in between, it still gets the lock (it was granted), and the signal is still on its way: it
+    /// must not wake the same thread's next wait as a grant, while another thread holds the lock.
+    /// </summary>
+    [Fact]
+    public void A_late_signal_of_a_grant_that_raced_a_timeout_does_not_wake_the_next_wait_as_a_grant()
+    {
+        var gate = new HandoffLock();
+        var hooks = gate.TestHooks;
+        using var granted = new ManualResetEventSlim();
+        using var signalGoes = new ManualResetEventSlim();
+        using var firstDone = new ManualResetEventSlim();
+        using var goSecond = new ManualResetEventSlim();
+        using var decided = new ManualResetEventSlim();
+        int grants = 0, waits = 0;
+        hooks.Granting = () =>
+        {
+            if (Interlocked.Increment(ref grants) != 1)
+                return;
+            granted.Set();
+            signalGoes.Wait(); // the first grant's signal is held until the waiter has been through a second wait
+        };
+        hooks.BeforeWait = () =>
+        {
+            int wait = Interlocked.Increment(ref waits);
+            if (wait == 1)
+                granted.Wait(); // the first wait starts only once it was granted, so it times out granted
+            else if (wait == 3)
+                decided.Set(); // woken by the late signal, and going back to sleep: the lock was not granted
+        };
+        bool firstEntered = false, enteredWhileHeld = false;
+        bool otherHolds = false;
+        Assert.True(gate.TryEnter(TimeSpan.Zero));
+        var waiter = Start(() =>
+        {
+            // Granted before its wait times out, but not signalled: the lock is its all the same.
+            firstEntered = gate.TryEnter(TimeSpan.FromMilliseconds(20));
+            gate.Exit();
+            firstDone.Set();
+            goSecond.Wait();
+            // The next wait, while another thread holds the lock: only that thread's release may end it.
+            gate.TryEnter(Timeout.InfiniteTimeSpan);
+            enteredWhileHeld = Volatile.Read(ref otherHolds);
+            decided.Set();
+            gate.Exit();
+        });
+
+        WaitUntilWaiting(gate, 1);
+        var releaser = Start(gate.Exit); // hands the lock to the waiter, and is held before signalling it
+        granted.Wait();
+        firstDone.Wait();
+        Assert.True(firstEntered);
+        Assert.True(gate.TryEnter(TimeSpan.Zero)); // another holder
+        Volatile.Write(ref otherHolds, true);
+        goSecond.Set();
+        WaitUntilWaiting(gate, 1);
+        signalGoes.Set(); // the late signal of the first grant
+        releaser.Join();
+        decided.Wait(); // the waiter either took the late signal for a grant or went back to sleep
+        Volatile.Write(ref otherHolds, false);
+        gate.Exit();
+        waiter.Join();
+
+        Assert.False(enteredWhileHeld, "the waiter entered while another thread held the lock");
+        Assert.Equal(0, gate.Waiting);
+        Assert.True(gate.TryEnter(TimeSpan.Zero));
+    }
+
     [Fact]
     public void Releasing_a_lock_nobody_holds_throws()
     {

@@ -69,7 +69,7 @@ public sealed class GroupFailureTests
         else
         {
             // Recording a's entry (after the write made it durable in the root's file) meets an internal error.
-            root.GroupForTesting!.BranchEntryRecording = request =>
+            root.GroupForTesting!.TestHooks.BranchEntryRecording = request =>
             {
                 if (request.Member.EnvironmentId == a.EnvironmentId && Interlocked.Exchange(ref injected, 1) == 0)
                     throw new KeyNotFoundException("injected: the root's file was not present in the dictionary");

@@ -25,7 +25,7 @@ internal static class HeldGroupWrite
         var writes = new List<int>();
         using var holding = new ManualResetEventSlim();
         using var release = new ManualResetEventSlim();
-        group.WriteStarting = entries =>
+        group.TestHooks.WriteStarting = entries =>
         {
             bool first;
             lock (writes)
@@ -59,7 +59,7 @@ internal static class HeldGroupWrite
         }
         finally
         {
-            group.WriteStarting = null;
+            group.TestHooks.WriteStarting = null;
             release.Set();
         }
         lock (writes)

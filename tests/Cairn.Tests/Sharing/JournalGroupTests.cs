@@ -106,7 +106,7 @@ public sealed class JournalGroupTests
     private static HeldWrite HoldNextWrite(JournalGroupHarness group)
     {
         var held = new HeldWrite();
-        group.Group.WriteStarting = count =>
+        group.Group.TestHooks.WriteStarting = count =>
         {
             int seen;
             lock (held.Batches)
@@ -198,7 +198,7 @@ public sealed class JournalGroupTests
         string rootFile = group.Root.Journal.JournalPath(1);
         using var firstWriteHeld = new ManualResetEventSlim();
         int writes = 0;
-        group.Group.WriteStarting = _ =>
+        group.Group.TestHooks.WriteStarting = _ =>
         {
             if (Interlocked.Increment(ref writes) == 1)
                 firstWriteHeld.Wait();

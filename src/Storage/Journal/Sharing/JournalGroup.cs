@@ -79,8 +79,8 @@ internal sealed class JournalGroup
         }
     }
 
-    /// <summary>Test hook: runs on the group's writer before each write, with the number of entries it carries.</summary>
-    internal Action<int>? WriteStarting { get; set; }
+    /// <summary>Test hooks: points where a test holds the group's writer.</summary>
+    internal JournalGroupTestHooks TestHooks { get; } = new();
 
     /// <summary>A branch in <paramref name="directory"/> joins (its id is claimed once its header is read); null if the group is closed (its root is closing).</summary>
     public GroupMembership? TryJoin(string directory)
@@ -163,17 +163,10 @@ internal sealed class JournalGroup
             lock (_gate)
                 TakeBatch(batch);
             bool ownInBatch = batch.Contains(own);
-            if (batch.Count > 0)
-                Write(batch, own);
-            Exception? fatal = null;
-            bool branchesWritten = false;
-            foreach (var request in batch)
-            {
-                if (request.Error is JournalWriteFatalException)
-                    fatal ??= request.Error;
-                if (request.Error is null && !request.Member.IsRoot)
-                    branchesWritten = true;
-            }
+            // From here the batch holds only the branch entries still to record: the others are completed, and a
+            // completed request is its submitter's again (it may already carry that member's next entry).
+            var fatal = batch.Count > 0 ? Write(batch, own) : null;
+            bool branchesWritten = batch.Count > 0;
             bool ownQueued;
             lock (_gate)
             {
@@ -202,12 +195,21 @@ internal sealed class JournalGroup
         }
     }
 
-    /// <summary>One write of <paramref name="batch"/>; its root entries and failed entries are completed once it is settled.</summary>
-    private void Write(List<SharedWriteRequest> batch, SharedWriteRequest own)
+    /// <summary>
+    /// One write of <paramref name="batch"/>. Its root entries and failed entries are completed once it is settled
+    /// and leave the batch, which keeps the branch entries written and still to record. Returns the write's fatal
+    /// error, if it had one.
+    /// </summary>
+    /// <remarks>
+    /// Nothing of a request is read once it is completed: its submitter returns at once and may prepare its
+    /// member's next entry in it (each member owns one request), which this writer would take for an entry of its
+    /// own write. Each request is judged and dropped from the batch before it is completed.
+    /// </remarks>
+    private Exception? Write(List<SharedWriteRequest> batch, SharedWriteRequest own)
     {
         try
         {
-            WriteStarting?.Invoke(batch.Count);
+            TestHooks.WriteStarting?.Invoke(batch.Count);
             _rootJournal.AppendGroup(batch, _rootId, own.Write);
         }
         catch (Exception e)
@@ -218,15 +220,26 @@ internal sealed class JournalGroup
             foreach (var request in batch)
                 request.Error ??= error;
         }
-        foreach (var request in batch)
+        Exception? fatal = null;
+        int toRecord = 0;
+        for (int i = 0; i < batch.Count; i++)
         {
+            var request = batch[i];
             if (request.Error is null && !request.Member.IsRoot)
+            {
+                batch[toRecord++] = request;
                 continue;
+            }
+            if (request.Error is JournalWriteFatalException)
+                fatal ??= request.Error;
             if (request.Error is null)
                 request.Position = new JournalPosition(request.WrittenInto!.Sequence, request.End);
             if (!ReferenceEquals(request, own))
                 request.Complete();
         }
+        batch.RemoveRange(toRecord, batch.Count - toRecord);
+        TestHooks.WriteSettled?.Invoke();
+        return fatal;
     }
 
     /// <summary>Under the gate: the group has failed for good, so nothing pending will be written.</summary>
@@ -258,14 +271,12 @@ internal sealed class JournalGroup
         _writers--;
     }
 
-    /// <summary>Test hook: runs on the group's writer before it records a branch's entry (links the file, notes the entry).</summary>
-    internal Action<SharedWriteRequest>? BranchEntryRecording { get; set; }
-
     /// <summary>
-    /// Each branch records where its entry went (linking the file if need be), then its commit is acknowledged. Every
-    /// request is completed whatever fails: a file that cannot be linked (an I/O error) makes the branch write the entry
-    /// itself; anything else fails that branch's commit as a failed journal write (the branch stops: whether its entry
-    /// counts is unknown until it reopens); a root file whose pin cannot be let go fails the group for good.
+    /// Each branch entry of the batch (all written) records where it went (linking the file if need be), then its
+    /// commit is acknowledged. Every request is completed whatever fails: a file that cannot be linked (an I/O error)
+    /// makes the branch write the entry itself; anything else fails that branch's commit as a failed journal write (the
+    /// branch stops: whether its entry counts is unknown until it reopens); a root file whose pin cannot be let go fails
+    /// the group for good. Nothing of a request is read once it is completed.
     /// </summary>
     private void RecordBranchEntries(List<SharedWriteRequest> batch, SharedWriteRequest own)
     {
@@ -274,11 +285,9 @@ internal sealed class JournalGroup
         {
             foreach (var request in batch)
             {
-                if (request.Error is not null || request.Member.IsRoot)
-                    continue;
                 try
                 {
-                    BranchEntryRecording?.Invoke(request);
+                    TestHooks.BranchEntryRecording?.Invoke(request);
                     request.Position = request.Member.RecordLinked(request.WrittenInto!, request.End, request.TransactionId);
                 }
                 catch (IOException e)

@@ -1,0 +1,14 @@
+namespace Cairn.Commit;
+
+/// <summary>
+/// Test hooks of a <see cref="HandoffLock"/>: points where a test holds a thread to make an interleaving of
+/// waiters and releasers deterministic. Null (the default) in production.
+/// </summary>
+internal sealed class HandoffLockTestHooks
+{
+    /// <summary>On a waiting thread, before each time it sleeps on its signal.</summary>
+    public Action? BeforeWait { get; set; }
+
+    /// <summary>On a releasing thread that handed the lock to a waiter, after the gate is left and before the waiter is signalled.</summary>
+    public Action? Granting { get; set; }
+}

@@ -41,6 +41,11 @@ public class StressCommandTests
     [InlineData("--duration", "soon")]
     [InlineData("--duration", "-5m")]
     [InlineData("--writers", "0", "--callers", "0")]
+    [InlineData("--restart-grow", "--kill-after", "5s..2s")]
+    [InlineData("--restart-grow", "--kill-after", "1s..2s..3s")]
+    [InlineData("--restart-grow", "--run-for", "soon")]
+    [InlineData("--restart-grow", "--rounds", "0")]
+    [InlineData("--restart-grow", "--log-window", "0")]
     public void Bad_settings_are_usage_errors(params string[] settings)
     {
         using var dir = new TestDirectory("cli-stress-usage");

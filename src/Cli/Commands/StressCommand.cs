@@ -24,6 +24,12 @@ internal static class StressCommand
         half-applied (both must be 0), reader violations, recovery times (p50/p99/max), throughput, and what the
         durability probe says about DIR's file system (tmpfs makes the figures meaningless). Exit 1 on any violation.
         --soak runs without kills and fails if the child's memory grows without bound.
+        --restart-grow runs kill-and-restart rounds on one environment that grows to gigabytes: each round a child
+        (engine defaults; one BeginWrite writer in odd rounds, --callers merger callers, 16 by default, in even ones;
+        log values of 24 B to 1.3 MiB, deletes of earlier ones, a tree of large values dropped every 37th
+        transaction) is killed --kill-after after it starts, a second child recovers, writes for --run-for and is
+        stopped cleanly, then the parent opens, compares, verifies and closes. --log-window sets how many log values
+        stay live (4000, about 2.6 GB). Stops after --rounds or --duration.
         Use an empty DIR (or one a run with the same --seed left); it is the disk under test: run where your data
         will live. A failure prints its seed: --seed replays the same choices.
         """;
@@ -44,25 +50,36 @@ internal static class StressCommand
         var storage = new Option<StorageProfile>("--storage") { Description = "Mixed (default), Flushing, NotFlushing or Default: how the child flushes and syncs.", DefaultValueFactory = _ => StorageProfile.Mixed };
         var compression = new Option<int?>("--compression-threshold") { Description = "Compress journal entries of at least this many bytes (LZ4)." };
         var lazy = new Option<bool>("--lazy-commits") { Description = "Writers commit three transactions in four lazily, acknowledging each once the journal holds it." };
+        var restartGrow = new Option<bool>("--restart-grow") { Description = "Kill-and-restart rounds on one environment growing to gigabytes (see below)." };
+        var rounds = new Option<int?>("--rounds") { Description = "--restart-grow: stop after this many rounds." };
+        var killAfter = new Option<string?>("--kill-after") { Description = "--restart-grow: when the first child of a round is killed after it starts: MIN..MAX (default 3.5s..4.9s)." };
+        var runFor = new Option<string?>("--run-for") { Description = "--restart-grow: how long the recovering child writes before it is stopped (default 9s)." };
+        var logWindow = new Option<int?>("--log-window") { Description = "--restart-grow: log values kept live (default 4000: about 2.6 GB)." };
         var command = new Command("stress", "Kill a writing process again and again and check that nothing acknowledged is lost: a durability harness for your disk.")
         {
             directory, duration, kills, seed, soak, branches, writers, callers, readers, keys, largeValues, storage, compression, lazy,
+            restartGrow, rounds, killAfter, runFor, logWindow,
         };
         command.SetAction(async (parse, cancellationToken) =>
         {
             TimeSpan? length;
+            RestartGrowOptions roundOptions;
             try
             {
                 length = parse.GetValue(duration) is { } text ? ParseDuration(text) : null;
+                roundOptions = RoundOptions(parse.GetValue(rounds), parse.GetValue(killAfter), parse.GetValue(runFor));
             }
             catch (FormatException e)
             {
                 context.Error.WriteLine($"cairn stress: {e.Message}");
                 return ExitCodes.Usage;
             }
-            var shape = parse.GetValue(largeValues) ? WorkloadShape.LargeValues : new WorkloadShape();
+            bool growing = parse.GetValue(restartGrow);
+            var shape = growing ? WorkloadShape.RestartGrow : parse.GetValue(largeValues) ? WorkloadShape.LargeValues : new WorkloadShape();
             if (parse.GetValue(keys) is { } keySpace)
                 shape = shape with { KeySpace = keySpace };
+            if (parse.GetValue(logWindow) is { } window)
+                shape = shape with { LogWindow = window };
             var options = new StressOptions(Path.GetFullPath(parse.GetValue(directory)!), ChildStartInfo)
             {
                 Duration = length,
@@ -70,23 +87,30 @@ internal static class StressCommand
                 Seed = parse.GetValue(seed),
                 Branches = parse.GetValue(branches),
                 Writers = parse.GetValue(writers),
-                Callers = parse.GetValue(callers),
+                // A restart-and-grow round's merger variant runs 16 callers, and its environment keeps the engine's defaults.
+                Callers = growing && parse.GetResult(callers) is null or { Implicit: true } ? 16 : parse.GetValue(callers),
                 Readers = parse.GetValue(readers),
                 Workload = shape,
-                Storage = parse.GetValue(storage),
+                Storage = growing && parse.GetResult(storage) is null or { Implicit: true } ? StorageProfile.Default : parse.GetValue(storage),
                 JournalCompressionThreshold = parse.GetValue(compression),
                 LazyCommits = parse.GetValue(lazy),
                 Progress = context.Error,
             };
+            // A restart-and-grow checker opens, compares, verifies and closes: nothing of its own between the rounds' children.
+            if (growing)
+                options = options with { CommitsAfterRecovery = 0 };
             try
             {
                 options.Validate();
+                roundOptions.Validate();
             }
             catch (ArgumentException e)
             {
                 context.Error.WriteLine($"cairn stress: {e.Message}");
                 return ExitCodes.Usage;
             }
+            if (growing)
+                return await RunRestartGrowAsync(context, options, roundOptions, cancellationToken);
             return parse.GetValue(soak) ? await RunSoakAsync(context, options, cancellationToken) : await RunCampaignAsync(context, options, cancellationToken);
         });
         return command;
@@ -97,6 +121,30 @@ internal static class StressCommand
         var report = await new StressCampaign(options).RunAsync(cancellationToken);
         context.Output.Write(report.Format());
         return report.Succeeded ? ExitCodes.Success : ExitCodes.Damage;
+    }
+
+    private static async Task<int> RunRestartGrowAsync(CliContext context, StressOptions options, RestartGrowOptions rounds,
+        CancellationToken cancellationToken)
+    {
+        var report = await new RestartGrowCampaign(options, rounds).RunAsync(cancellationToken);
+        context.Output.Write(report.Format());
+        return report.Succeeded ? ExitCodes.Success : ExitCodes.Damage;
+    }
+
+    /// <summary>--rounds, --kill-after MIN..MAX and --run-for, over the defaults of <see cref="RestartGrowOptions"/>.</summary>
+    private static RestartGrowOptions RoundOptions(int? rounds, string? killAfter, string? runFor)
+    {
+        var options = new RestartGrowOptions { Rounds = rounds };
+        if (killAfter is not null)
+        {
+            var parts = killAfter.Split("..");
+            if (parts.Length > 2)
+                throw new FormatException($"--kill-after '{killAfter}' is not MIN..MAX (3.5s..4.9s) or one length of time");
+            options = options with { KillAfterMin = ParseDuration(parts[0]), KillAfterMax = ParseDuration(parts[^1]) };
+        }
+        if (runFor is not null)
+            options = options with { RunFor = ParseDuration(runFor) };
+        return options;
     }
 
     private static async Task<int> RunSoakAsync(CliContext context, StressOptions options, CancellationToken cancellationToken)
@@ -137,6 +185,6 @@ internal static class StressCommand
             return TimeSpan.FromSeconds(count * seconds);
         if (TimeSpan.TryParse(text, CultureInfo.InvariantCulture, out var span) && span > TimeSpan.Zero)
             return span;
-        throw new FormatException($"--duration '{text}' is not a length of time (90s, 30m, 2h or hh:mm:ss)");
+        throw new FormatException($"'{text}' is not a length of time (90s, 30m, 2h or hh:mm:ss)");
     }
 }

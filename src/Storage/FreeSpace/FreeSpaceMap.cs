@@ -102,6 +102,10 @@ internal sealed unsafe class FreeSpaceMap
         return free;
     }
 
+    /// <summary>The pages the map's sections cover (as the given snapshot sees them): bits from the high-water mark up to here must be clear.</summary>
+    public static long CoveredPages(IFreeSpacePages pages, long directoryPage)
+        => (long)SectionCount(pages.GetPage(directoryPage)) * BitsPerSection;
+
     public bool IsAvailable(long pageNumber)
         => (pageNumber >> 6) < _available.Length && (_available[pageNumber >> 6] & (1UL << (int)(pageNumber & 63))) != 0;
 

@@ -86,6 +86,9 @@ internal sealed unsafe class ScratchAllocator : IDisposable
                 reusable.Used++;
                 memory = reusable.PageAt(index);
                 dirtyPages = index < reusable.Touched ? 1 : 0;
+                // A page of a retired carving tail may lie past Touched: once handed out it holds what its user wrote,
+                // and the next zeroed allocation of it must clear it (issue 30: a new free-space section kept old bytes).
+                reusable.Touched = Math.Max(reusable.Touched, index + 1);
             }
             else
             {

@@ -54,6 +54,7 @@ internal static unsafe class EnvironmentVerifier
             if (marked)
                 free++;
         }
+        CheckPastHighWaterMark(tx, state, owners.Problems);
         foreach (var page in waiting)
             if (page >= state.NextPageNumber)
                 owners.Problems.Add($"page {page} waits for readers but is beyond the high-water mark {state.NextPageNumber}");
@@ -63,6 +64,22 @@ internal static unsafe class EnvironmentVerifier
         if (owners.Problems.Count > 0)
             throw new VerificationException(dataFilePath, owners.Problems);
         return new VerificationSummary(state.TransactionId, state.NextPageNumber, owners.Claimed, free - waiting.Count, waiting.Count, trees, entries);
+    }
+
+    /// <summary>
+    /// No page at or past the high-water mark may be marked free: the allocator takes pages from there without
+    /// looking at their bits, so such a bit marks a page in use as free once the mark passes it, and the next open
+    /// hands it out a second time (issue 30: a new section page that kept old bytes).
+    /// </summary>
+    private static void CheckPastHighWaterMark(LowLevelTransaction tx, EnvironmentState state, List<string> problems)
+    {
+        long covered = FreeSpaceMap.CoveredPages(tx, state.FreeSpaceDirectoryPage);
+        if (covered <= state.NextPageNumber)
+            return;
+        long past = FreeSpaceMap.CountMarkedFree(tx, state.FreeSpaceDirectoryPage, covered)
+            - FreeSpaceMap.CountMarkedFree(tx, state.FreeSpaceDirectoryPage, state.NextPageNumber);
+        if (past > 0)
+            problems.Add($"{past} page(s) at or past the high-water mark {state.NextPageNumber} are marked free (pages taken from there would count as free)");
     }
 
     private static List<string> TreeNames(BTree root)

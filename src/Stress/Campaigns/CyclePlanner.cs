@@ -43,6 +43,23 @@ internal sealed class CyclePlanner(StressOptions options, long seed)
         return new CyclePlan(1, child, null, CheckMode.RootFirstAlone);
     }
 
+    /// <summary>
+    /// A restart-and-grow round (<see cref="RestartGrowCampaign"/>): a child killed <paramref name="killAfter"/> after it
+    /// started, left for the next to recover; then a child that recovers, writes and is stopped cleanly, checked by the
+    /// parent. Odd rounds run <see cref="StressOptions.Writers"/> BeginWrite writers alone, even rounds
+    /// <see cref="StressOptions.Callers"/> merger callers alone (whichever is not 0, when one is).
+    /// </summary>
+    public (CyclePlan Killed, CyclePlan Restarted) RestartGrowRound(int round, TimeSpan killAfter)
+    {
+        var storage = Storage(StorageSettings.For(options.Storage, _random));
+        bool merger = options.Writers == 0 || (options.Callers > 0 && round % 2 == 0);
+        int[] writers = [merger ? 0 : options.Writers];
+        int[] callers = [merger ? options.Callers : 0];
+        var kill = new KillPlan(KillMoment.AfterStart, killAfter);
+        return (new CyclePlan(round, Child(storage, writers, callers, kill), kill, Check: null),
+            new CyclePlan(round, Child(storage, writers, callers, kill: null), null, CheckMode.RootFirstAlone));
+    }
+
     private ChildSettings Child(StorageSettings storage, int[] writers, int[] callers, KillPlan? kill)
         => new(options.Directory, seed, options.Workload, options.Branches, writers, callers, options.Readers, storage,
             kill?.Point, Math.Max(1, kill?.Occurrence ?? 1));

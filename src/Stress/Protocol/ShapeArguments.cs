@@ -15,6 +15,9 @@ internal static class ShapeArguments
         ("--min-large", shape.MinLargeValueBytes),
         ("--max-large", shape.MaxLargeValueBytes),
         ("--delete-every", shape.DeleteEvery),
+        ("--log-window", shape.LogWindow),
+        ("--extra-tree-every", shape.ExtraTreeEvery),
+        ("--large-extra-trees", shape.LargeExtraTreeValues ? 1 : 0),
     ]);
 
     public static WorkloadShape Take(Arguments arguments)
@@ -32,6 +35,9 @@ internal static class ShapeArguments
             MinLargeValueBytes = arguments.TakeInt("--min-large") ?? shape.MinLargeValueBytes,
             MaxLargeValueBytes = arguments.TakeInt("--max-large") ?? shape.MaxLargeValueBytes,
             DeleteEvery = arguments.TakeInt("--delete-every") ?? shape.DeleteEvery,
+            LogWindow = arguments.TakeInt("--log-window") ?? shape.LogWindow,
+            ExtraTreeEvery = arguments.TakeInt("--extra-tree-every") ?? shape.ExtraTreeEvery,
+            LargeExtraTreeValues = (arguments.TakeInt("--large-extra-trees") ?? 0) != 0,
         };
     }
 }

@@ -17,12 +17,13 @@ namespace Cairn.Stress.Workload;
 /// <item>i = 1 creates "meta", "accounts", "log" and the data trees "d0".., writes the workload's description
 /// into meta/workload and opens 64 accounts with 1,000 each.</item>
 /// <item>"log": puts BE64(i) (large, for overflow pages, about one transaction in <see cref="WorkloadShape.LargeValueEvery"/>)
-/// and deletes BE64(i − 300), so freed pages get reused.</item>
+/// and deletes BE64(i − <see cref="WorkloadShape.LogWindow"/>), so freed pages get reused.</item>
 /// <item>Data trees: <see cref="WorkloadShape.MinKeysPerTransaction"/>..<see cref="WorkloadShape.MaxKeysPerTransaction"/>
 /// puts or deletes of keys from a space of <see cref="WorkloadShape.KeySpace"/> per tree.</item>
 /// <item>"accounts": a transfer between two accounts, so the balances always add up to 64,000.</item>
-/// <item>Every 97th (n = i / 97) creates tree "tN" with 3–12 keys and deletes "t(N−3)", so the tree directory
-/// changes and whole trees' pages are freed; every 7th other transaction past 97 puts a key into the newest.</item>
+/// <item>Every <see cref="WorkloadShape.ExtraTreeEvery"/>th (97th by default; n = i / 97) creates tree "tN" with 3–12 keys
+/// and deletes "t(N−3)", so the tree directory changes and whole trees' pages are freed; every 7th other transaction past
+/// the first puts a key into the newest.</item>
 /// <item>"meta": puts "count/TREE" (the key count of every counted tree it changed; a reader compares it with the
 /// tree's own count) and "last" → BE64(i), the number the checker reads back.</item>
 /// </list>
@@ -32,8 +33,6 @@ internal sealed class StressWorkload
     public const string MetaTree = "meta";
     public const string AccountsTree = "accounts";
     public const string LogTree = "log";
-    public const int LogWindow = 300;
-    public const int ExtraTreeInterval = 97;
     public const int ExtraTreesKept = 3;
     public const int Accounts = 64;
     public const long InitialBalance = 1000;
@@ -52,6 +51,7 @@ internal sealed class StressWorkload
         Transfer,
         ExtraCount,
         ExtraFiller,
+        ExtraSize,
     }
 
     private readonly long _seed;
@@ -101,8 +101,8 @@ internal sealed class StressWorkload
             AddFirst(ops);
 
         ops.Add(StressOperation.Put(LogTree, LogKey(i), LogValue(i)));
-        if (i > LogWindow)
-            ops.Add(StressOperation.Delete(LogTree, LogKey(i - LogWindow)));
+        if (i > Shape.LogWindow)
+            ops.Add(StressOperation.Delete(LogTree, LogKey(i - Shape.LogWindow)));
 
         int count = InRange(Hash(i, 0, Purpose.DataCount), Shape.MinKeysPerTransaction, Shape.MaxKeysPerTransaction);
         for (int j = 0; j < count; j++)
@@ -180,14 +180,14 @@ internal sealed class StressWorkload
 
     private void AddExtraTrees(List<StressOperation> ops, long i)
     {
-        long extra = i / ExtraTreeInterval;
-        if (i % ExtraTreeInterval == 0)
+        long extra = i / Shape.ExtraTreeEvery;
+        if (i % Shape.ExtraTreeEvery == 0)
         {
             var name = ExtraTree(extra);
             ops.Add(StressOperation.CreateTree(name));
             int keys = 3 + (int)(Hash(i, 0, Purpose.ExtraCount) % 10);
             for (int k = 0; k < keys; k++)
-                ops.Add(StressOperation.Put(name, BigEndian(k), Filled(Hash(i, k, Purpose.ExtraFiller), i, 8 + 16 * k)));
+                ops.Add(StressOperation.Put(name, BigEndian(k), Filled(Hash(i, k, Purpose.ExtraFiller), i, ExtraValueLength(i, k))));
             if (extra > ExtraTreesKept)
                 ops.Add(StressOperation.DeleteTree(ExtraTree(extra - ExtraTreesKept)));
         }
@@ -196,6 +196,12 @@ internal sealed class StressWorkload
             ops.Add(StressOperation.Put(ExtraTree(extra), BigEndian(i), Filled(Hash(i, 0, Purpose.ExtraFiller), i, 40)));
         }
     }
+
+    /// <summary>An extra tree's value: small, or with <see cref="WorkloadShape.LargeExtraTreeValues"/> in the large range (overflow runs its drop frees).</summary>
+    private int ExtraValueLength(long i, int k)
+        => Shape.LargeExtraTreeValues
+            ? InRange(Hash(i, k, Purpose.ExtraSize), Shape.MinLargeValueBytes, Shape.MaxLargeValueBytes)
+            : 8 + 16 * k;
 
     private byte[] LogValue(long i)
     {

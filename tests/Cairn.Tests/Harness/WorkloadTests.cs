@@ -89,6 +89,32 @@ public class WorkloadTests
         Assert.NotEqual(new StressWorkload(Seed, new WorkloadShape()).Marker, new StressWorkload(Seed, new WorkloadShape { Trees = 3 }).Marker);
     }
 
+    /// <summary>
+    /// The restart-and-grow shape: every log value 24 B to 1.3 MiB, the log key of transaction i − 4000 deleted, a tree of
+    /// large values created every 37th transaction and the one three before it dropped; the default shape's marker
+    /// does not change (directories of earlier campaigns are still recognised).
+    /// </summary>
+    [Fact]
+    public void The_restart_grow_shape_puts_large_values_keeps_its_window_and_drops_trees_of_large_values()
+    {
+        var shape = WorkloadShape.RestartGrow;
+        var workload = new StressWorkload(Seed, shape);
+        var log = Enumerable.Range(1, 400).Select(i => workload.Transaction(i).First(o => o.Kind == StressOperationKind.Put && o.Tree == StressWorkload.LogTree).Value.Length).ToList();
+        Assert.All(log, length => Assert.InRange(length, 24, 1_300 * 1024));
+        Assert.True(log.Count(length => length > 8192) > 350, "most log values are overflow runs");
+        Assert.Contains(workload.Transaction(4001), o => o.Kind == StressOperationKind.Delete && o.Tree == StressWorkload.LogTree && o.Key.SequenceEqual(StressWorkload.LogKey(1)));
+        Assert.DoesNotContain(workload.Transaction(4000), o => o.Kind == StressOperationKind.Delete && o.Tree == StressWorkload.LogTree);
+
+        var dropping = workload.Transaction(4 * 37);
+        Assert.Contains(dropping, o => o.Kind == StressOperationKind.CreateTree && o.Tree == StressWorkload.ExtraTree(4));
+        Assert.Contains(dropping, o => o.Kind == StressOperationKind.DeleteTree && o.Tree == StressWorkload.ExtraTree(1));
+        Assert.All(dropping.Where(o => o.Kind == StressOperationKind.Put && o.Tree == StressWorkload.ExtraTree(4)),
+            o => Assert.InRange(o.Value.Length, 24, 1_300 * 1024));
+        Assert.True(workload.Transaction(37).Where(o => o.Tree == StressWorkload.ExtraTree(1)).Max(o => o.Value.Length) > 8192);
+        Assert.DoesNotContain(new WorkloadShape().Describe(), "window");
+        Assert.Contains("log-window=4000 extra-tree-every=37 large-extra-trees", shape.Describe());
+    }
+
     [Fact]
     public void A_shape_out_of_range_is_refused_with_its_name()
     {

@@ -46,6 +46,70 @@ public class ScratchAllocatorTests
         Assert.Equal(0, scratch.MappedBytes);
     }
 
+    /// <summary>
+    /// Issue 30, item 1: the untouched tail of an arena (pages past the last run carved from it) goes to its free
+    /// pages when a run does not fit. A page handed out from there once, written and freed, was still counted as
+    /// never touched, so the next zeroed allocation of it skipped the clear: a new free-space bitmap section came out
+    /// of it holding the old bytes, marking pages in use as free.
+    /// </summary>
+    [Fact]
+    public unsafe void A_tail_page_handed_out_written_and_freed_is_zero_when_handed_out_zeroed_again()
+    {
+        using var scratch = new ScratchAllocator();
+        // Carve most of the first arena, then a run that does not fit in what is left: the rest becomes free pages.
+        var carved = new List<nint>();
+        for (int i = 0; i < 4; i++)
+            carved.Add((nint)scratch.Allocate(50));
+        byte* elsewhere = scratch.Allocate(ScratchAllocator.MaxArenaRun);
+        byte* tail = scratch.Allocate(1);
+        Assert.True(tail >= (byte*)carved[0] && tail < (byte*)carved[0] + Arena, "the single page comes from the first arena's tail");
+        new Span<byte>(tail, PageSize).Fill(0xA5);
+        scratch.Free(tail, 1);
+
+        byte* again = scratch.AllocateZeroed(1);
+        Assert.True(again == tail, "the freed page is handed out again first");
+        Assert.True(new Span<byte>(again, PageSize).IndexOfAnyExcept((byte)0) < 0, "a zeroed page holds what it held before");
+        scratch.Free(again, 1);
+        scratch.Free(elsewhere, ScratchAllocator.MaxArenaRun);
+        foreach (var run in carved)
+            scratch.Free((byte*)run, 50);
+    }
+
+    /// <summary>
+    /// Every page of every zeroed allocation is zero, whatever mix of single pages, runs, frees, emptied arenas and
+    /// reused tails came before it (a seeded sequence; every live allocation is filled with non-zero bytes).
+    /// </summary>
+    [Fact]
+    public unsafe void Zeroed_allocations_are_zero_after_any_sequence_of_allocations_and_frees()
+    {
+        using var scratch = new ScratchAllocator();
+        var random = new Random(30);
+        var live = new List<(nint Memory, int Pages)>();
+        for (int step = 0; step < 20_000; step++)
+        {
+            if (live.Count > 0 && (random.Next(2) == 0 || live.Count > 400))
+            {
+                int index = random.Next(live.Count);
+                var (memory, pages) = live[index];
+                live[index] = live[^1];
+                live.RemoveAt(live.Count - 1);
+                scratch.Free((byte*)memory, pages);
+                continue;
+            }
+            int count = random.Next(4) == 0 ? random.Next(1, ScratchAllocator.MaxArenaRun + 1) : 1;
+            bool zeroed = random.Next(2) == 0;
+            byte* allocated = zeroed ? scratch.AllocateZeroed(count) : scratch.Allocate(count);
+            var bytes = new Span<byte>(allocated, count * PageSize);
+            if (zeroed)
+                Assert.True(bytes.IndexOfAnyExcept((byte)0) < 0, $"step {step}: a zeroed allocation of {count} page(s) holds old bytes");
+            bytes.Fill((byte)(1 + step % 255));
+            live.Add(((nint)allocated, count));
+        }
+        foreach (var (memory, pages) in live)
+            scratch.Free((byte*)memory, pages);
+        Assert.Equal(0, scratch.BytesInUse);
+    }
+
     [Fact]
     public unsafe void Zeroed_pages_are_zero_also_when_reused_and_runs_are_contiguous()
     {

@@ -138,8 +138,11 @@ public sealed class IoFaultTests : IDisposable
         reopened.Verify();
     }
 
+    // A disk-full error that the whole flush meets makes it go journal by journal (issue 30, item 3); a fault that fires
+    // once is gone by the first step, so the checkpoint completes. A disk that stays full through the steps postpones
+    // the flush: FlushSchedulerTests.A_full_disk_postpones_the_flush_until_the_retry_delay_has_passed.
     [Fact]
-    public void A_full_disk_at_the_flush_postpones_it_and_nothing_is_lost()
+    public void A_full_disk_at_the_flush_goes_journal_by_journal_and_nothing_is_lost()
     {
         using var dir = new TestDirectory("fault-flush-enospc");
         var log = new CapturingLoggerFactory();
@@ -147,9 +150,9 @@ public sealed class IoFaultTests : IDisposable
         for (int i = 0; i < 20; i++)
             Commit(env, i);
         PalFaultInjection.Arm(PalFaultKind.WriteError, osError: ENOSPC, pathFilter: DataFilter(dir.Path));
-        // Checkpoint runs the flush on this thread: the disk-full error reaches the caller, the environment stays up.
-        Assert.Throws<DiskFullException>(() => env.Checkpoint());
+        env.Checkpoint();
         Assert.False(env.HasFailed);
+        Assert.Equal(env.LastCommittedTransactionId, env.LastSyncedTransactionId);
         Commit(env, 20);
         env.Checkpoint();
         Assert.Equal(env.LastCommittedTransactionId, env.LastSyncedTransactionId);
@@ -161,7 +164,7 @@ public sealed class IoFaultTests : IDisposable
     }
 
     [Fact]
-    public void A_full_disk_at_a_background_flush_is_logged_and_retried()
+    public void A_full_disk_at_a_background_flush_goes_journal_by_journal_and_the_environment_goes_on()
     {
         using var dir = new TestDirectory("fault-flush-background");
         var log = new CapturingLoggerFactory();
@@ -174,14 +177,16 @@ public sealed class IoFaultTests : IDisposable
         PalFaultInjection.Arm(PalFaultKind.WriteError, osError: ENOSPC, pathFilter: DataFilter(dir.Path));
         for (int i = 0; i < 20; i++)
             Commit(env, i);
-        Assert.True(SpinWait.SpinUntil(() => log.WithEventId(FlushPostponedEvent).Any(), TimeSpan.FromSeconds(10)), "the flush was postponed");
-        // The retry (after a second) succeeds: the fault fired once.
-        Assert.True(SpinWait.SpinUntil(() => env.LastSyncedTransactionId == env.LastCommittedTransactionId, TimeSpan.FromSeconds(20)));
+        // Waits for the background thread to sync everything (the fault fired once, at the first flush's write); the
+        // limit only ends a hung run, the assertion is that it gets there.
+        Assert.True(SpinWait.SpinUntil(() => env.LastSyncedTransactionId == env.LastCommittedTransactionId, TimeSpan.FromMinutes(2)));
         Assert.False(env.HasFailed);
+        Assert.Empty(log.WithEventId(FlushPostponedEvent));
         env.Dispose();
 
         using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
         AssertKeys(reopened, Enumerable.Range(0, 20).ToArray());
+        reopened.Verify();
     }
 
     [Fact]

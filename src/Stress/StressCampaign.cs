@@ -28,7 +28,7 @@ public sealed class StressCampaign(StressOptions options)
 
         var f = session.Tally.Snapshot();
         return new StressReport(session.Seed, f.Elapsed, f.Kills, f.KillsAtPoints, f.Acknowledged, f.Writing, f.Checking, f.Launches, f.ChildOpenings,
-            f.Recoveries, f.EnvironmentChecks, f.CommittedAfterRecovery, f.Findings, session.Probe.Report, f.Failure);
+            f.Recoveries, f.EnvironmentChecks, f.CommittedAfterRecovery, f.Findings, session.Probe.Report, f.Failure) { DuplicateIdsRefused = f.ImpostorsRefused };
     }
 
     private bool Done(CampaignTally tally, CancellationToken cancellationToken)

@@ -36,6 +36,12 @@ public sealed record StressReport(
     /// <summary>Acknowledged transactions per second while a child was writing.</summary>
     public double AcknowledgedPerSecond => WritingTime > TimeSpan.Zero ? Acknowledged / WritingTime.TotalSeconds : 0;
 
+    /// <summary>
+    /// In a journal group's campaign: copies of members (the root's folder copied, a branch backed up) that tried to join
+    /// the group while it committed and were refused as duplicate ids with their files unchanged. Any other outcome is a failure.
+    /// </summary>
+    public int DuplicateIdsRefused { get; init; }
+
     public bool Succeeded => Failure is null && Findings.IsClean;
 
     public string Format()
@@ -50,6 +56,8 @@ public sealed record StressReport(
         text.AppendLine(c, $"  kills: {Kills:N0} ({atPoints:N0} at named points{points})");
         text.AppendLine(c, $"  acknowledged: {Acknowledged:N0} transactions, {AcknowledgedPerSecond:N0}/s while a child was writing ({WritingTime.TotalSeconds:F1} s)");
         text.AppendLine(c, $"  {Findings.Format()}");
+        if (DuplicateIdsRefused > 0)
+            text.AppendLine(c, $"  journal group: {DuplicateIdsRefused:N0} copies of members (the root's folder, branch backups) refused as duplicate ids while the group committed, their files unchanged");
         text.AppendLine(c, $"  recovery (reopen after a kill): {Recovery.Format()}");
         text.AppendLine(c, $"  checks: {EnvironmentChecks:N0} environments compared with the expected state, {CommittedAfterRecovery:N0} transactions committed after recovery");
         text.AppendLine(c, $"  time: {WritingTime.TotalSeconds:F1} s children writing, {CheckingTime.TotalSeconds:F1} s checking, the rest starting children; " +

@@ -29,7 +29,8 @@ internal sealed class CampaignJudge
         _bounds = new TransactionBounds[branches + 1];
         _tally = tally;
         _probe = probe;
-        _checker = new EnvironmentChecker(directory, branches, commitsAfterRecovery, _models, _bounds, tally, probe);
+        _checker = new EnvironmentChecker(directory, branches, commitsAfterRecovery, _models, _bounds, tally, probe,
+            branches > 0 ? new ImpostorMembers(directory, branches, tally, new Random(unchecked((int)seed))) : null);
     }
 
     /// <summary>What environment <paramref name="k"/> must hold now.</summary>

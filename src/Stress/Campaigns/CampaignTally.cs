@@ -26,6 +26,7 @@ internal sealed class CampaignTally
     private int _verifyFailures;
     private int _childFailures;
     private int _recoveryFailures;
+    private int _impostorsRefused;
     private int _environmentChecks;
     private long _committedAfterRecovery;
     private TimeSpan _checking;
@@ -113,6 +114,13 @@ internal sealed class CampaignTally
             _recoveryFailures++;
     }
 
+    /// <summary>A copy of a journal group's member was refused as a duplicate id, its files unchanged (<see cref="ImpostorMembers"/>).</summary>
+    public void RecordImpostorRefused()
+    {
+        lock (_gate)
+            _impostorsRefused++;
+    }
+
     public void RecordCommittedAfterRecovery(long transactions)
     {
         lock (_gate)
@@ -140,7 +148,7 @@ internal sealed class CampaignTally
             return new CampaignFigures(_elapsed.Elapsed, _kills, new Dictionary<string, int>(_points), _acknowledged + (_live?.Acknowledged ?? 0),
                 _writing, _checking, DurationSummary.Of(_launches), DurationSummary.Of(_childOpenings), DurationSummary.Of(_recoveries), _environmentChecks, _committedAfterRecovery,
                 new DurabilityFindings(_lost, _halfApplied, _phantoms, _readerViolations, _verifyFailures, _childFailures, _recoveryFailures),
-                _failure, _live?.LastSample);
+                _failure, _live?.LastSample) { ImpostorsRefused = _impostorsRefused };
         }
     }
 }
@@ -160,4 +168,8 @@ internal sealed record CampaignFigures(
     long CommittedAfterRecovery,
     DurabilityFindings Findings,
     string? Failure,
-    SoakSample? LastSample);
+    SoakSample? LastSample)
+{
+    /// <summary>Copies of a journal group's members refused at <see cref="StorageEnvironment.OpenBranch"/> as duplicate ids.</summary>
+    public int ImpostorsRefused { get; init; }
+}

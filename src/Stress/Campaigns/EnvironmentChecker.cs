@@ -12,7 +12,7 @@ namespace Cairn.Stress.Campaigns;
 /// <see cref="CampaignFailure"/> at the first problem.
 /// </summary>
 internal sealed class EnvironmentChecker(string directory, int branches, int commitsAfterRecovery, StressModel[] models, TransactionBounds[] bounds,
-    CampaignTally tally, ProbeCapture probe)
+    CampaignTally tally, ProbeCapture probe, ImpostorMembers? impostors = null)
 {
     public void Check(CheckMode mode, StorageSettings storage)
     {
@@ -63,6 +63,7 @@ internal sealed class EnvironmentChecker(string directory, int branches, int com
     {
         var environments = new StorageEnvironment?[branches + 1];
         var last = new long[branches + 1];
+        impostors?.CopyRootWhileClosed();
         try
         {
             environments[0] = OpenTimed(0, () => StorageEnvironment.Open(Options(0, storage)));
@@ -72,7 +73,11 @@ internal sealed class EnvironmentChecker(string directory, int branches, int com
                 last[k] = Inspect(environments[k]!, k);
             try
             {
-                Task.WaitAll(Enumerable.Range(0, branches + 1).Select(k => Task.Run(() => CommitAfterRecoveryAsync(environments[k]!, k, last[k]))));
+                var commits = Enumerable.Range(0, branches + 1).Select(k => Task.Run(() => CommitAfterRecoveryAsync(environments[k]!, k, last[k]))).ToArray();
+                // Copies of members try to join while the members commit; the commits are waited for either way.
+                var joining = impostors is null ? Task.CompletedTask : Task.Run(() => impostors.TryToJoin([.. environments.Select(e => e!)], dir => storage.ToStorageOptions(dir, probe)));
+                Task.WhenAll(commits).Wait();
+                joining.GetAwaiter().GetResult();
                 for (int k = 0; k <= branches; k++)
                 {
                     environments[k]!.Verify();
@@ -80,7 +85,7 @@ internal sealed class EnvironmentChecker(string directory, int branches, int com
                         throw new InvalidOperationException($"{Name(k)} failed or stopped sharing its root's journal");
                 }
             }
-            catch (Exception e)
+            catch (Exception e) when (e is not CampaignFailure)
             {
                 tally.RecordRecoveryFailure();
                 throw new CampaignFailure($"the group failed while working on after recovery: {e}");

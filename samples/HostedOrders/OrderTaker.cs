@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Cairn.Reports;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Hosting;

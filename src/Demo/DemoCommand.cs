@@ -1,5 +1,6 @@
 using System.Text.Json;
 using Cairn.Pal;
+using Cairn.Reports;
 using Microsoft.Extensions.Logging;
 
 namespace Cairn.Demo;

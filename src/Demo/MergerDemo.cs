@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Cairn.Reports;
 
 namespace Cairn.Demo;
 

@@ -1,5 +1,6 @@
 using System.Text.RegularExpressions;
 using Cairn.Cli.Tests.Support;
+using Cairn.Reports;
 
 namespace Cairn.Cli.Tests;
 

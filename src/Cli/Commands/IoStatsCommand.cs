@@ -1,4 +1,5 @@
 using System.CommandLine;
+using Cairn.Reports;
 
 namespace Cairn.Cli.Commands;
 
@@ -9,7 +10,7 @@ internal static class IoStatsCommand
         Every journal write, data-file flush and sync with its size and duration, summed up per kind (count, bytes, mean,
         p50, p99, max) with the slowest listed; --html draws each of them on a time line, one self-contained page to open
         in any browser. The statistics live in the memory of the process that has an environment open, so a running
-        workload's are read from the dump it saved with IoStats.WriteJson. Given a directory, the tool opens the
+        workload's are read from the dump it saved with IoStatsJson.WriteJson. Given a directory, the tool opens the
         environment itself and shows its own I/O since that open: what replaying the journals of an environment that was
         not closed cleanly wrote, otherwise nothing.
         """;
@@ -18,10 +19,10 @@ internal static class IoStatsCommand
     {
         var path = new Argument<string>("PATH")
         {
-            Description = "A JSON dump written by IoStats.WriteJson (the demo writes .scratch/demo/io-stats.json), or an environment's directory.",
+            Description = "A JSON dump written by IoStatsJson.WriteJson (the demo writes .scratch/demo/io-stats.json), or an environment's directory.",
         };
         var html = new Option<string?>("--html") { Description = "Also write the statistics as one self-contained HTML page (a timeline of every operation) to this file." };
-        var json = new Option<bool>("--json") { Description = "Print the statistics as JSON (the IoStats.WriteJson document) instead of text." };
+        var json = new Option<bool>("--json") { Description = "Print the statistics as JSON (the IoStatsJson.WriteJson document) instead of text." };
         var slowest = CountOption.Create("--slowest", "-s", "How many of the slowest operations the text lists (10 unless given).");
         var command = new Command("iostats", "Show I/O statistics of a saved dump or an environment: text, JSON, or an HTML time line (--html).")
         {
@@ -44,7 +45,7 @@ internal static class IoStatsCommand
         {
             Diagnostics.IoStats stats;
             using (var file = File.OpenRead(request.Source))
-                stats = Diagnostics.IoStats.ReadJson(file);
+                stats = IoStatsJson.ReadJson(file);
             return Show(context, stats, request);
         }
         if (Directory.Exists(request.Source))
@@ -53,7 +54,7 @@ internal static class IoStatsCommand
             {
                 if (env.IoStats.TotalRecorded == 0)
                     context.Error.WriteLine("cairn iostats: no I/O since this open (it is read-only and writes nothing). A running workload's statistics " +
-                                            "are in its own process: save them there with IoStats.WriteJson and pass that file.");
+                                            "are in its own process: save them there with IoStatsJson.WriteJson and pass that file.");
                 return Show(context, env.IoStats, request);
             });
         }

@@ -1,5 +1,4 @@
 using Cairn.Pal.Interop;
-using Cairn.Pal.Testing;
 
 namespace Cairn.Pal;
 
@@ -16,8 +15,8 @@ public static class PalFileSystem
     public static void DeleteFile(string path)
     {
         Call(NativeMethods.cairn_delete_file(Init(path), out int osError), osError, "deleting a file", path);
-        if (PalIoRecording.IsActive)
-            PalIoRecording.Record(PalTracedKind.Delete, path);
+        if (PalIoObservers.IsActive)
+            PalIoObservers.Record(PalIoEventKind.Delete, path);
     }
 
     /// <summary>Syncs a directory, so that files created, renamed or deleted in it survive a crash (fsync of the directory; a no-op on Windows, where NTFS journals its metadata).</summary>
@@ -25,19 +24,19 @@ public static class PalFileSystem
     public static void SyncDirectory(string path)
     {
         Call(NativeMethods.cairn_sync_directory(Init(path), out int osError), osError, "syncing a directory", path);
-        if (PalIoRecording.IsActive)
-            PalIoRecording.Record(PalTracedKind.SyncDirectory, path);
+        if (PalIoObservers.IsActive)
+            PalIoObservers.Record(PalIoEventKind.SyncDirectory, path);
     }
 
     /// <summary>Renames and syncs the directories involved, so the rename survives a crash.</summary>
     public static void RenameDurable(string from, string to)
     {
         Call(NativeMethods.cairn_rename_durable(Init(from), to, out int osError), osError, $"renaming to '{to}'", from);
-        if (PalIoRecording.IsActive)
+        if (PalIoObservers.IsActive)
         {
             // The directory syncs persist every earlier change to those directories too (a create, say),
             // so they are traced as what they are, not only as a durable rename.
-            PalIoRecording.Record(PalTracedKind.Rename, from, otherPath: to, durable: true);
+            PalIoObservers.Record(PalIoEventKind.Rename, from, otherPath: to, durable: true);
             RecordDirectorySyncs(from, to);
         }
     }
@@ -46,9 +45,9 @@ public static class PalFileSystem
     public static void HardLink(string existing, string newLink)
     {
         Call(NativeMethods.cairn_hard_link(Init(existing), newLink, out int osError), osError, $"hard-linking as '{newLink}'", existing);
-        if (PalIoRecording.IsActive)
+        if (PalIoObservers.IsActive)
         {
-            PalIoRecording.Record(PalTracedKind.Link, existing, otherPath: newLink, durable: true);
+            PalIoObservers.Record(PalIoEventKind.Link, existing, otherPath: newLink, durable: true);
             RecordDirectorySyncs(newLink, newLink);
         }
     }
@@ -56,9 +55,9 @@ public static class PalFileSystem
     private static void RecordDirectorySyncs(string a, string b)
     {
         string first = Path.GetDirectoryName(Path.GetFullPath(a))!, second = Path.GetDirectoryName(Path.GetFullPath(b))!;
-        PalIoRecording.Record(PalTracedKind.SyncDirectory, first);
+        PalIoObservers.Record(PalIoEventKind.SyncDirectory, first);
         if (!string.Equals(first, second, StringComparison.Ordinal))
-            PalIoRecording.Record(PalTracedKind.SyncDirectory, second);
+            PalIoObservers.Record(PalIoEventKind.SyncDirectory, second);
     }
 
     /// <summary>True when both paths name the same file (same device and inode / volume and file index).</summary>

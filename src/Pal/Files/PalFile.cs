@@ -1,5 +1,4 @@
 using Cairn.Pal.Interop;
-using Cairn.Pal.Testing;
 
 namespace Cairn.Pal;
 
@@ -42,11 +41,11 @@ public sealed unsafe class PalFile : IDisposable
     public static PalFile Open(string path, PalOpenFlags flags)
     {
         PalLibrary.EnsureInitialized();
-        bool created = PalIoRecording.IsActive && (flags & (PalOpenFlags.Create | PalOpenFlags.CreateNew)) != 0 && !File.Exists(path);
+        bool created = PalIoObservers.IsActive && (flags & (PalOpenFlags.Create | PalOpenFlags.CreateNew)) != 0 && !File.Exists(path);
         int status = NativeMethods.cairn_file_open(path, (int)flags, out var handle, out int effective, out int osError);
         var file = Wrap(status, osError, "opening a file", path, handle, effective);
         if (created)
-            PalIoRecording.Record(PalTracedKind.Create, path);
+            PalIoObservers.Record(PalIoEventKind.Create, path);
         return file;
     }
 
@@ -57,10 +56,10 @@ public sealed unsafe class PalFile : IDisposable
     public static PalFile OpenJournal(string path, long size)
     {
         PalLibrary.EnsureInitialized();
-        long oldSize = PalIoRecording.IsActive ? (File.Exists(path) ? new FileInfo(path).Length : -1) : 0;
+        long oldSize = PalIoObservers.IsActive ? (File.Exists(path) ? new FileInfo(path).Length : -1) : 0;
         int status = NativeMethods.cairn_journal_open(path, size, out var handle, out int effective, out int osError);
         var file = Wrap(status, osError, "opening a journal", path, handle, effective);
-        if (PalIoRecording.IsActive)
+        if (PalIoObservers.IsActive)
             RecordJournalOpen(path, oldSize, size);
         return file;
     }
@@ -69,13 +68,13 @@ public sealed unsafe class PalFile : IDisposable
     private static void RecordJournalOpen(string path, long oldSize, long size)
     {
         if (oldSize < 0)
-            PalIoRecording.Record(PalTracedKind.Create, path);
+            PalIoObservers.Record(PalIoEventKind.Create, path);
         long start = Math.Max(0, oldSize + CairnDirectAlignment - 1) & ~(long)(CairnDirectAlignment - 1);
         if (size > Math.Max(0, oldSize))
         {
-            PalIoRecording.Record(PalTracedKind.Extend, path, size: size, durable: true);
+            PalIoObservers.Record(PalIoEventKind.Extend, path, size: size, durable: true);
             if (size > start)
-                PalIoRecording.Record(PalTracedKind.Write, path, offset: start, size: size - start, durable: true);
+                PalIoObservers.Record(PalIoEventKind.Write, path, offset: start, size: size - start, durable: true);
         }
     }
 
@@ -103,16 +102,16 @@ public sealed unsafe class PalFile : IDisposable
     public void SetSize(long size)
     {
         Check(NativeMethods.cairn_file_set_size(_handle, size, out int osError), osError, "resizing", size);
-        if (PalIoRecording.IsActive)
-            PalIoRecording.Record(PalTracedKind.Truncate, FilePath, size: size);
+        if (PalIoObservers.IsActive)
+            PalIoObservers.Record(PalIoEventKind.Truncate, FilePath, size: size);
     }
 
     /// <summary>Reserves blocks for the range; returns false where the file system can only extend sparsely.</summary>
     public bool Allocate(long offset, long length)
     {
         Check(NativeMethods.cairn_file_allocate(_handle, offset, length, out int allocated, out int osError), osError, "allocating", offset);
-        if (PalIoRecording.IsActive)
-            PalIoRecording.Record(PalTracedKind.Extend, FilePath, size: offset + length);
+        if (PalIoObservers.IsActive)
+            PalIoObservers.Record(PalIoEventKind.Extend, FilePath, size: offset + length);
         return allocated != 0;
     }
 
@@ -120,8 +119,8 @@ public sealed unsafe class PalFile : IDisposable
     public void Zero(long offset, long length)
     {
         Check(NativeMethods.cairn_file_zero(_handle, offset, length, out int osError), osError, "zero-filling", offset);
-        if (PalIoRecording.IsActive)
-            PalIoRecording.Record(PalTracedKind.Write, FilePath, offset: offset, size: length, durable: true);
+        if (PalIoObservers.IsActive)
+            PalIoObservers.Record(PalIoEventKind.Write, FilePath, offset: offset, size: length, durable: true);
     }
 
     /// <summary>
@@ -132,16 +131,16 @@ public sealed unsafe class PalFile : IDisposable
     public void PunchHole(long offset, long length)
     {
         Check(NativeMethods.cairn_file_punch_hole(_handle, offset, length, out int osError), osError, "punching a hole", offset);
-        if (PalIoRecording.IsActive)
-            PalIoRecording.Record(PalTracedKind.Write, FilePath, offset: offset, size: length);
+        if (PalIoObservers.IsActive)
+            PalIoObservers.Record(PalIoEventKind.Write, FilePath, offset: offset, size: length);
     }
 
     /// <summary>fdatasync / FlushFileBuffers.</summary>
     public void Sync()
     {
         Check(NativeMethods.cairn_file_sync(_handle, out int osError), osError, "syncing");
-        if (PalIoRecording.IsActive)
-            PalIoRecording.Record(PalTracedKind.Sync, FilePath);
+        if (PalIoObservers.IsActive)
+            PalIoObservers.Record(PalIoEventKind.Sync, FilePath);
     }
 
     /// <summary>
@@ -191,8 +190,8 @@ public sealed unsafe class PalFile : IDisposable
             int status = NativeMethods.cairn_file_write(_handle, pointer, buffers.Length, offset, out int osError);
             Check(status, osError, "writing", offset);
         }
-        if (PalIoRecording.IsActive)
-            PalIoRecording.Record(PalTracedKind.Write, FilePath, offset: offset, data: Concatenate(buffers), size: TotalLength(buffers),
+        if (PalIoObservers.IsActive)
+            PalIoObservers.Record(PalIoEventKind.Write, FilePath, offset: offset, data: Concatenate(buffers), size: TotalLength(buffers),
                 durable: (EffectiveFlags & PalOpenFlags.DataSync) != 0);
     }
 
@@ -234,11 +233,11 @@ public sealed unsafe class PalFile : IDisposable
             int status = NativeMethods.cairn_write_gather(_handle, pointer, ops.Length, (int)mode, out int osError);
             Check(status, osError, "writing pages", ops.Length > 0 ? ops[0].Offset : null);
         }
-        if (PalIoRecording.IsActive)
+        if (PalIoObservers.IsActive)
         {
             bool durable = (EffectiveFlags & PalOpenFlags.DataSync) != 0;
             foreach (ref readonly var op in ops)
-                PalIoRecording.Record(PalTracedKind.Write, FilePath, offset: op.Offset,
+                PalIoObservers.Record(PalIoEventKind.Write, FilePath, offset: op.Offset,
                     data: new ReadOnlySpan<byte>(op.Data, checked((int)op.Length)).ToArray(), size: op.Length, durable: durable);
         }
     }
@@ -247,8 +246,8 @@ public sealed unsafe class PalFile : IDisposable
     public void SyncGather(PalBackend mode = PalBackend.Auto)
     {
         Check(NativeMethods.cairn_sync_gather(_handle, (int)mode, out int osError), osError, "syncing through the writer");
-        if (PalIoRecording.IsActive)
-            PalIoRecording.Record(PalTracedKind.Sync, FilePath);
+        if (PalIoObservers.IsActive)
+            PalIoObservers.Record(PalIoEventKind.Sync, FilePath);
     }
 
     /// <summary>Closes the file (and releases its lock, if <see cref="Lock"/> took one). Mappings made from it stay valid.</summary>

@@ -1,6 +1,5 @@
 using System.Numerics;
 using System.Runtime.CompilerServices;
-using System.Text.Json;
 
 namespace Cairn.Diagnostics;
 
@@ -41,9 +40,6 @@ public sealed class IoStats
     /// <summary>The smallest capacity accepted.</summary>
     public const int MinimumCapacity = 16;
 
-    /// <summary>How many of the slowest operations <see cref="FormatSummary()"/> lists.</summary>
-    public const int DefaultSlowestCount = 5;
-
     private readonly Slot[] _slots;
     private readonly long _mask;
     private readonly IoClock _clock;
@@ -75,26 +71,50 @@ public sealed class IoStats
     }
 
     /// <summary>
-    /// Reads a document written by <see cref="WriteJson"/> (a saved dump) into a ring of the capacity it names,
-    /// holding its operations under their sequence numbers, with its <see cref="TotalRecorded"/> and
-    /// <see cref="Dropped"/>: its <see cref="Snapshot"/>, summaries, text, JSON and HTML are those of the
-    /// environment that wrote it (times exact to 100 ns).
+    /// A ring of <paramref name="capacity"/> holding <paramref name="operations"/> under their sequence numbers, with
+    /// the given <see cref="TotalRecorded"/> and <see cref="Dropped"/>: statistics saved elsewhere (a dump read back by
+    /// Cairn.Reports' <c>IoStatsJson.ReadJson</c>) made whole again, so that their <see cref="Snapshot"/> and
+    /// summaries are those of the environment that recorded them. Times are kept exact to 100 ns.
     /// </summary>
-    /// <exception cref="InvalidDataException">The stream does not hold such a document; the message says where it differs.</exception>
-    public static IoStats ReadJson(Stream utf8Json)
+    /// <param name="capacity">How many operations the ring keeps: a power of two, at least <see cref="MinimumCapacity"/>.</param>
+    /// <param name="totalRecorded">How many operations the recording ring had ever recorded.</param>
+    /// <param name="dropped">How many records it had dropped.</param>
+    /// <param name="operations">Its operations, oldest first: increasing sequences, each among the last <paramref name="capacity"/> of <paramref name="totalRecorded"/>.</param>
+    /// <exception cref="ArgumentOutOfRangeException">The capacity, a count or an operation's kind, sequence, duration, size or environment count is out of range.</exception>
+    /// <exception cref="ArgumentNullException"><paramref name="operations"/> or an operation's file path is null.</exception>
+    public static IoStats FromOperations(int capacity, long totalRecorded, long dropped, IReadOnlyList<IoOperation> operations)
     {
-        ArgumentNullException.ThrowIfNull(utf8Json);
-        var dump = IoStatsJsonReader.Read(utf8Json);
-        var origin = dump.Operations.Count > 0 ? dump.Operations.Min(o => o.StartUtc) : DateTime.UnixEpoch;
-        var stats = new IoStats(dump.Capacity, IoClock.StartingAt(origin));
-        foreach (var o in dump.Operations)
+        ArgumentNullException.ThrowIfNull(operations);
+        ArgumentOutOfRangeException.ThrowIfNegative(totalRecorded);
+        ArgumentOutOfRangeException.ThrowIfNegative(dropped);
+        var origin = operations.Count > 0 ? operations.Min(o => o.StartUtc) : DateTime.UnixEpoch;
+        var stats = new IoStats(capacity, IoClock.StartingAt(origin));
+        long previous = -1;
+        foreach (var o in operations)
         {
+            CheckRestored(o, previous, totalRecorded - capacity, totalRecorded);
+            previous = o.Sequence;
             stats.Complete(o.Sequence, o.Kind, stats._clock.ToTimestamp(o.StartUtc), IoClock.ToElapsedTimestamp(o.Duration), o.Bytes, o.FilePath,
                            o.FirstTransactionId, o.LastTransactionId, o.TransactionCount, o.Failed, o.EnvironmentCount);
         }
-        stats._nextSequence = dump.TotalRecorded;
-        stats._dropped = dump.Dropped;
+        stats._nextSequence = totalRecorded;
+        stats._dropped = dropped;
         return stats;
+    }
+
+    private static void CheckRestored(in IoOperation operation, long previousSequence, long oldestSequence, long endSequence)
+    {
+        if (operation.Sequence <= previousSequence || operation.Sequence < oldestSequence || operation.Sequence >= endSequence)
+            throw new ArgumentOutOfRangeException(nameof(operation), operation.Sequence,
+                $"Sequence {operation.Sequence} is out of order, or outside the last {endSequence - Math.Max(0, oldestSequence)} of {endSequence} recorded.");
+        if (!IoOperationKindNames.IsDefined(operation.Kind))
+            ThrowUndefinedKind(operation.Kind);
+        ArgumentNullException.ThrowIfNull(operation.FilePath);
+        ArgumentOutOfRangeException.ThrowIfLessThan(operation.Duration, TimeSpan.Zero);
+        ArgumentOutOfRangeException.ThrowIfNegative(operation.Bytes);
+        ArgumentOutOfRangeException.ThrowIfNegative(operation.TransactionCount);
+        ArgumentOutOfRangeException.ThrowIfLessThan(operation.EnvironmentCount, 1);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(operation.EnvironmentCount, ushort.MaxValue);
     }
 
     /// <summary>Where every recorded operation is also measured (the environment's metrics), when the ring belongs to an environment.</summary>
@@ -179,48 +199,6 @@ public sealed class IoStats
 
     /// <summary>Per-kind counts, bytes and duration statistics over a fresh <see cref="Snapshot"/>.</summary>
     public IoStatsSummary Summarize() => IoStatsSummary.From(Snapshot());
-
-    /// <summary>
-    /// Writes the statistics as one UTF-8 JSON document (schema: docs/design.md, "IO statistics").
-    /// The summary and the operations come from the same snapshot. The stream is flushed, not closed.
-    /// </summary>
-    public void WriteJson(Stream utf8Output)
-    {
-        ArgumentNullException.ThrowIfNull(utf8Output);
-        var operations = Snapshot();
-        using var writer = new Utf8JsonWriter(utf8Output);
-        IoStatsJson.Write(writer, Capacity, TotalRecorded, Dropped, IoStatsSummary.From(operations), operations);
-        writer.Flush();
-    }
-
-    /// <summary>
-    /// Writes the statistics as one self-contained HTML page (no network, no external scripts or fonts): every
-    /// operation as a bar on a time axis, in lanes per kind and file, as long as it took; each operation's
-    /// duration on a log scale over time; the summary per kind; the slowest operations and a table of all of
-    /// them. Summary and drawing come from the same snapshot. The stream is flushed, not closed.
-    /// </summary>
-    /// <param name="utf8Output">Where the page goes (UTF-8).</param>
-    /// <param name="title">What the page is about (an environment's directory, a dump's file name), shown in its heading.</param>
-    public void WriteHtml(Stream utf8Output, string? title = null)
-    {
-        ArgumentNullException.ThrowIfNull(utf8Output);
-        var operations = Snapshot();
-        var report = new IoStatsHtmlReport(title, Capacity, TotalRecorded, Dropped, IoStatsSummary.From(operations), operations);
-        using var writer = new StreamWriter(utf8Output, new System.Text.UTF8Encoding(false), bufferSize: 1 << 16, leaveOpen: true);
-        report.WriteTo(writer);
-        writer.Flush();
-    }
-
-    /// <summary>A short text table for people: one line per kind, then the <see cref="DefaultSlowestCount"/> slowest operations.</summary>
-    public string FormatSummary() => FormatSummary(DefaultSlowestCount);
-
-    /// <summary>A short text table for people: one line per kind, then the <paramref name="slowestCount"/> slowest operations.</summary>
-    public string FormatSummary(int slowestCount)
-    {
-        ArgumentOutOfRangeException.ThrowIfNegative(slowestCount);
-        var operations = Snapshot();
-        return IoStatsText.Format(Capacity, TotalRecorded, Dropped, IoStatsSummary.From(operations), operations, slowestCount);
-    }
 
     // The three steps of a record, separate so that tests can stop a writer between claiming a
     // slot and completing it, the state the collision handling exists for.

@@ -1,6 +1,4 @@
 using System.Diagnostics;
-using System.Globalization;
-using System.Text;
 
 namespace Cairn.Diagnostics;
 
@@ -95,32 +93,4 @@ public sealed record MergerStatisticsSnapshot(
 
     /// <summary>Mean time an operation spent queued before the merger ran it (zero before the first).</summary>
     public TimeSpan AverageQueueWait => Operations == 0 ? TimeSpan.Zero : TotalQueueWait / Operations;
-
-    /// <summary>
-    /// A short report for people: totals, then the recent batches joined with the journal writes in
-    /// <paramref name="ioStats"/> that carried them (transactions per journal write, write latency).
-    /// </summary>
-    public string Format(IoStats? ioStats = null)
-    {
-        var c = CultureInfo.InvariantCulture;
-        var text = new StringBuilder();
-        text.Append(c, $"merger: {Operations:N0} operations in {Transactions:N0} transactions ({OperationsPerTransaction:F1} per transaction, max {MaxOperationsPerTransaction:N0}); ");
-        text.Append(c, $"{FailedOperations:N0} failed, {CancelledOperations:N0} cancelled, {Reruns:N0} re-runs; queue wait mean {AverageQueueWait.TotalMicroseconds:F0} µs, max {MaxQueueWait.TotalMicroseconds:F0} µs");
-        text.AppendLine();
-        if (ioStats is null || RecentBatches.Count == 0)
-            return text.ToString();
-        var operationsByTransaction = new Dictionary<long, int>(RecentBatches.Count);
-        foreach (var batch in RecentBatches)
-            operationsByTransaction[batch.TransactionId] = batch.Operations;
-        var writes = ioStats.Snapshot().Where(o => o.Kind == IoOperationKind.JournalWrite && !o.Failed && operationsByTransaction.ContainsKey(o.FirstTransactionId)).ToArray();
-        if (writes.Length == 0)
-            return text.ToString();
-        double perWrite = writes.Average(w => w.TransactionCount);
-        double operationsPerWrite = writes.Sum(w => operationsByTransaction[w.FirstTransactionId]) / (double)writes.Length;
-        var latencies = writes.Select(w => w.Duration.TotalMicroseconds).Order().ToArray();
-        text.Append(c, $"recent journal writes of merged transactions: {writes.Length:N0}, {perWrite:F1} transactions and {operationsPerWrite:F1} operations per write, ");
-        text.Append(c, $"write p50 {latencies[latencies.Length / 2]:F0} µs, p99 {latencies[Math.Min(latencies.Length - 1, (int)(latencies.Length * 0.99))]:F0} µs");
-        text.AppendLine();
-        return text.ToString();
-    }
 }

@@ -1,5 +1,6 @@
 using System.Text;
 using Cairn.Diagnostics;
+using Cairn.Reports;
 using Cairn.Tests.Support;
 
 namespace Cairn.Cli.Tests.Support;

@@ -1,3 +1,4 @@
+using Cairn.Reports;
 using Cairn.Tests.Support;
 using static Cairn.Tests.Merger.MergerTestSupport;
 

@@ -3,6 +3,7 @@ using Cairn.Journal;
 using Cairn.Journal.Files;
 using Cairn.Pal;
 using Cairn.Pal.Testing;
+using Cairn.Reports;
 using Cairn.Tests.Journal;
 using Cairn.Tests.Support;
 

@@ -1,6 +1,7 @@
 using System.Globalization;
+using Cairn.Diagnostics;
 
-namespace Cairn.Diagnostics;
+namespace Cairn.Reports;
 
 /// <summary>
 /// The report's second chart: how long each operation took (a log scale, so 60 µs writes and a 2 s stall fit on

@@ -1,6 +1,7 @@
 using System.Globalization;
+using Cairn.Diagnostics;
 
-namespace Cairn.Diagnostics;
+namespace Cairn.Reports;
 
 /// <summary>
 /// The horizontal scale the HTML report's two charts share: from the first operation's start to the last one's

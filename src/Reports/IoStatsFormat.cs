@@ -1,6 +1,7 @@
 using System.Globalization;
+using Cairn.Diagnostics;
 
-namespace Cairn.Diagnostics;
+namespace Cairn.Reports;
 
 /// <summary>The few ways the text and HTML forms of <see cref="IoStats"/> both print numbers, so a person sees the same figures in each.</summary>
 internal static class IoStatsFormat

@@ -1,6 +1,7 @@
 using System.Globalization;
+using Cairn.Diagnostics;
 
-namespace Cairn.Diagnostics;
+namespace Cairn.Reports;
 
 /// <summary>
 /// The HTML form of <see cref="IoStats"/> for people: one self-contained page (inline CSS, SVG and a few lines

@@ -1,4 +1,6 @@
-namespace Cairn.Diagnostics;
+using Cairn.Diagnostics;
+
+namespace Cairn.Reports;
 
 /// <summary>
 /// The report's timeline: one lane per kind and file (journal writes per journal file, then flushes and syncs of
@@ -80,7 +82,7 @@ internal static class IoTimelineChart
     private static List<(IoOperationKind Kind, List<string> Files)> Lanes(ReadOnlySpan<IoOperation> operations)
     {
         var groups = new List<(IoOperationKind, List<string>)>();
-        foreach (var kind in IoOperationKindNames.All)
+        foreach (var kind in IoKindNames.All)
         {
             var files = new List<string>();
             foreach (ref readonly var operation in operations)

@@ -1,18 +1,38 @@
 using System.Globalization;
 using System.Text;
+using Cairn.Diagnostics;
 
-namespace Cairn.Diagnostics;
+namespace Cairn.Reports;
 
 /// <summary>
 /// The text form of <see cref="IoStats"/> for people: a heading, one aligned line per kind, and the
 /// slowest operations with the file and transactions they touched. Invariant culture, so a log
 /// read on another machine shows the same numbers; lines end in '\n'.
 /// </summary>
-internal static class IoStatsText
+public static class IoStatsText
 {
+    /// <summary>How many of the slowest operations <see cref="FormatSummary(IoStats)"/> lists.</summary>
+    public const int DefaultSlowestCount = 5;
+
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
-    public static string Format(int capacity, long totalRecorded, long dropped, IoStatsSummary summary,
+    /// <summary>A short text table for people: one line per kind, then the <see cref="DefaultSlowestCount"/> slowest operations.</summary>
+    /// <param name="stats">The statistics, summarized over one fresh <see cref="IoStats.Snapshot"/>.</param>
+    public static string FormatSummary(this IoStats stats) => FormatSummary(stats, DefaultSlowestCount);
+
+    /// <summary>A short text table for people: one line per kind, then the <paramref name="slowestCount"/> slowest operations.</summary>
+    /// <param name="stats">The statistics, summarized over one fresh <see cref="IoStats.Snapshot"/>.</param>
+    /// <param name="slowestCount">How many of the slowest operations to list; 0 lists none.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="slowestCount"/> is negative.</exception>
+    public static string FormatSummary(this IoStats stats, int slowestCount)
+    {
+        ArgumentNullException.ThrowIfNull(stats);
+        ArgumentOutOfRangeException.ThrowIfNegative(slowestCount);
+        var operations = stats.Snapshot();
+        return Format(stats.Capacity, stats.TotalRecorded, stats.Dropped, IoStatsSummary.From(operations), operations, slowestCount);
+    }
+
+    private static string Format(int capacity, long totalRecorded, long dropped, IoStatsSummary summary,
                                 ReadOnlySpan<IoOperation> operations, int slowestCount)
     {
         var text = new StringBuilder();
@@ -22,7 +42,7 @@ internal static class IoStatsText
         foreach (var kind in summary.Kinds)
         {
             kinds.Add(
-                IoOperationKindNames.CamelCase(kind.Kind),
+                IoKindNames.CamelCase(kind.Kind),
                 kind.Count.ToString("N0", Invariant),
                 kind.Failed.ToString("N0", Invariant),
                 IoStatsFormat.Bytes(kind.Bytes),
@@ -49,7 +69,7 @@ internal static class IoStatsText
         {
             table.Add(
                 operation.Sequence.ToString(Invariant),
-                IoOperationKindNames.CamelCase(operation.Kind),
+                IoKindNames.CamelCase(operation.Kind),
                 IoStatsFormat.Microseconds(operation.Duration),
                 IoStatsFormat.Bytes(operation.Bytes),
                 IoStatsFormat.Transactions(operation),

@@ -1,6 +1,8 @@
 using Cairn.Diagnostics;
+using Cairn.Reports;
+using Cairn.Tests.Diagnostics;
 
-namespace Cairn.Tests.Diagnostics;
+namespace Cairn.Tests.Reports;
 
 /// <summary>The text summary for people: a line per kind with its numbers, then the slowest operations.</summary>
 public class IoStatsTextTests

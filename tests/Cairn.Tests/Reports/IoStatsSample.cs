@@ -1,7 +1,9 @@
 using System.Text.Json;
 using Cairn.Diagnostics;
+using Cairn.Reports;
+using Cairn.Tests.Diagnostics;
 
-namespace Cairn.Tests.Diagnostics;
+namespace Cairn.Tests.Reports;
 
 /// <summary>
 /// A made-up but typical minute of an environment's I/O, as the JSON dump a host would save: durable commits'
@@ -15,7 +17,7 @@ internal static class IoStatsSample
     public const string Directory = "/srv/cairn/orders";
     public static readonly DateTime Start = new(2026, 11, 22, 19, 12, 20, DateTimeKind.Utc);
 
-    public static IoStats Create() => IoStats.ReadJson(new MemoryStream(Json()));
+    public static IoStats Create() => IoStatsJson.ReadJson(new MemoryStream(Json()));
 
     public static byte[] Json()
     {

@@ -43,11 +43,8 @@ public sealed record PalTracedOperation(long Sequence, PalTracedKind Kind, strin
 /// to build the disk states a crash at any point could leave. Inert (one static read per operation)
 /// while nothing records.
 /// </summary>
-public sealed class PalIoRecording : IDisposable
+public sealed class PalIoRecording : IDisposable, IPalIoObserver
 {
-    private static PalIoRecording[] s_active = [];
-    private static readonly Lock s_gate = new();
-
     private readonly List<PalTracedOperation> _operations = [];
     private readonly string _root;
 
@@ -57,8 +54,7 @@ public sealed class PalIoRecording : IDisposable
     public static PalIoRecording Start(string root)
     {
         var recording = new PalIoRecording(Path.GetFullPath(root));
-        lock (s_gate)
-            s_active = [.. s_active, recording];
+        PalIoObservers.Add(recording);
         return recording;
     }
 
@@ -83,25 +79,27 @@ public sealed class PalIoRecording : IDisposable
     }
 
     /// <summary>Stops recording; <see cref="Operations"/> stays readable.</summary>
-    public void Dispose()
+    public void Dispose() => PalIoObservers.Remove(this);
+
+    void IPalIoObserver.Observe(PalIoEventKind kind, string path, long offset, byte[]? data, long size, string? otherPath, bool durable)
     {
-        lock (s_gate)
-            s_active = s_active.Where(r => r != this).ToArray();
+        if (!path.StartsWith(_root, StringComparison.Ordinal))
+            return;
+        lock (_operations)
+            _operations.Add(new PalTracedOperation(_operations.Count, ToTraced(kind), path, offset, data, size, otherPath, durable));
     }
 
-    internal static bool IsActive => Volatile.Read(ref s_active).Length != 0;
-
-    internal static void Record(PalTracedKind kind, string path, long offset = 0, byte[]? data = null, long size = 0,
-        string? otherPath = null, bool durable = false)
+    private static PalTracedKind ToTraced(PalIoEventKind kind) => kind switch
     {
-        path = Path.GetFullPath(path);
-        otherPath = otherPath is null ? null : Path.GetFullPath(otherPath);
-        foreach (var recording in Volatile.Read(ref s_active))
-        {
-            if (!path.StartsWith(recording._root, StringComparison.Ordinal))
-                continue;
-            lock (recording._operations)
-                recording._operations.Add(new PalTracedOperation(recording._operations.Count, kind, path, offset, data, size, otherPath, durable));
-        }
-    }
+        PalIoEventKind.Create => PalTracedKind.Create,
+        PalIoEventKind.Write => PalTracedKind.Write,
+        PalIoEventKind.Extend => PalTracedKind.Extend,
+        PalIoEventKind.Truncate => PalTracedKind.Truncate,
+        PalIoEventKind.Sync => PalTracedKind.Sync,
+        PalIoEventKind.SyncDirectory => PalTracedKind.SyncDirectory,
+        PalIoEventKind.Rename => PalTracedKind.Rename,
+        PalIoEventKind.Link => PalTracedKind.Link,
+        PalIoEventKind.Delete => PalTracedKind.Delete,
+        _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, "not an observed PAL operation"),
+    };
 }

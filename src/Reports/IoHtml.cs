@@ -1,8 +1,9 @@
 using System.Globalization;
 using System.Net;
 using System.Text.RegularExpressions;
+using Cairn.Diagnostics;
 
-namespace Cairn.Diagnostics;
+namespace Cairn.Reports;
 
 /// <summary>
 /// What the HTML report's charts and tables share: escaping, numbers for SVG coordinates, each kind's colour and
@@ -26,7 +27,7 @@ internal static partial class IoHtml
         _ => "#8e6bbf",
     };
 
-    public static string Name(IoOperationKind kind) => IoOperationKindNames.CamelCase(kind);
+    public static string Name(IoOperationKind kind) => IoKindNames.CamelCase(kind);
 
     public static string Plural(IoOperationKind kind) => kind switch
     {

@@ -1,6 +1,7 @@
 using System.Text.Json;
+using Cairn.Diagnostics;
 
-namespace Cairn.Diagnostics;
+namespace Cairn.Reports;
 
 /// <summary>
 /// The JSON form of <see cref="IoStats"/> for tools (schema: docs/design.md, "IO statistics").
@@ -8,9 +9,41 @@ namespace Cairn.Diagnostics;
 /// with no operations. Durations are decimal numbers of exact 100 ns resolution: microseconds with
 /// one decimal, or milliseconds with four.
 /// </summary>
-internal static class IoStatsJson
+public static class IoStatsJson
 {
-    public static void Write(Utf8JsonWriter writer, int capacity, long totalRecorded, long dropped,
+    /// <summary>
+    /// Writes the statistics as one UTF-8 JSON document (schema: docs/design.md, "IO statistics").
+    /// The summary and the operations come from the same snapshot. The stream is flushed, not closed.
+    /// </summary>
+    /// <param name="stats">The statistics to write.</param>
+    /// <param name="utf8Output">Where the document goes.</param>
+    public static void WriteJson(this IoStats stats, Stream utf8Output)
+    {
+        ArgumentNullException.ThrowIfNull(stats);
+        ArgumentNullException.ThrowIfNull(utf8Output);
+        var operations = stats.Snapshot();
+        using var writer = new Utf8JsonWriter(utf8Output);
+        Write(writer, stats.Capacity, stats.TotalRecorded, stats.Dropped, IoStatsSummary.From(operations), operations);
+        writer.Flush();
+    }
+
+    /// <summary>
+    /// Reads a document written by <see cref="WriteJson"/> (a saved dump) into a ring of the capacity it names,
+    /// holding its operations under their sequence numbers, with its <see cref="IoStats.TotalRecorded"/> and
+    /// <see cref="IoStats.Dropped"/>: its <see cref="IoStats.Snapshot"/>, summaries, text, JSON and HTML are those
+    /// of the environment that wrote it (times exact to 100 ns). The summary in the document is not read: it is
+    /// recomputed from the operations, as it was computed when written.
+    /// </summary>
+    /// <param name="utf8Json">The document.</param>
+    /// <exception cref="InvalidDataException">The stream does not hold such a document; the message says where it differs.</exception>
+    public static IoStats ReadJson(Stream utf8Json)
+    {
+        ArgumentNullException.ThrowIfNull(utf8Json);
+        var dump = IoStatsJsonReader.Read(utf8Json);
+        return IoStats.FromOperations(dump.Capacity, dump.TotalRecorded, dump.Dropped, dump.Operations);
+    }
+
+    private static void Write(Utf8JsonWriter writer, int capacity, long totalRecorded, long dropped,
                              IoStatsSummary summary, ReadOnlySpan<IoOperation> operations)
     {
         writer.WriteStartObject();
@@ -33,7 +66,7 @@ internal static class IoStatsJson
 
     private static void WriteKind(Utf8JsonWriter writer, IoKindSummary kind)
     {
-        writer.WriteStartObject(IoOperationKindNames.CamelCase(kind.Kind));
+        writer.WriteStartObject(IoKindNames.CamelCase(kind.Kind));
         writer.WriteNumber("count", kind.Count);
         writer.WriteNumber("failed", kind.Failed);
         writer.WriteNumber("bytes", kind.Bytes);
@@ -51,7 +84,7 @@ internal static class IoStatsJson
     {
         writer.WriteStartObject();
         writer.WriteNumber("seq", operation.Sequence);
-        writer.WriteString("kind", IoOperationKindNames.CamelCase(operation.Kind));
+        writer.WriteString("kind", IoKindNames.CamelCase(operation.Kind));
         writer.WriteString("startUtc", operation.StartUtc);
         writer.WriteNumber("durationUs", Microseconds(operation.Duration));
         writer.WriteNumber("bytes", operation.Bytes);

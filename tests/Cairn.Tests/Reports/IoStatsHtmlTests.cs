@@ -1,8 +1,10 @@
 using System.Text;
 using System.Text.RegularExpressions;
 using Cairn.Diagnostics;
+using Cairn.Reports;
+using Cairn.Tests.Diagnostics;
 
-namespace Cairn.Tests.Diagnostics;
+namespace Cairn.Tests.Reports;
 
 /// <summary>The HTML page's content as text: one bar per operation, what marks them, escaping, and no outside resource.</summary>
 public partial class IoStatsHtmlTests

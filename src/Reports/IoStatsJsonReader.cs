@@ -1,7 +1,8 @@
 using System.Numerics;
 using System.Text.Json;
+using Cairn.Diagnostics;
 
-namespace Cairn.Diagnostics;
+namespace Cairn.Reports;
 
 /// <summary>A document <see cref="IoStatsJson"/> wrote, read back: the ring's counters and its operations, oldest first.</summary>
 internal sealed record IoStatsDump(int Capacity, long TotalRecorded, long Dropped, IReadOnlyList<IoOperation> Operations);
@@ -59,7 +60,7 @@ internal static class IoStatsJsonReader
         if (element.ValueKind != JsonValueKind.Object)
             throw Invalid(path, "an operation is not a JSON object");
         string kindName = Property(element, "kind", path, JsonValueKind.String).GetString()!;
-        if (!IoOperationKindNames.TryParse(kindName, out var kind))
+        if (!IoKindNames.TryParse(kindName, out var kind))
             throw Invalid(path + ".kind", $"'{kindName}' is not an I/O operation kind");
         var startElement = Property(element, "startUtc", path, JsonValueKind.String);
         if (!startElement.TryGetDateTime(out var start) || start.Kind != DateTimeKind.Utc)
@@ -102,5 +103,5 @@ internal static class IoStatsJsonReader
     }
 
     private static InvalidDataException Invalid(string path, string problem)
-        => new($"not an I/O statistics document (IoStats.WriteJson): {path}: {problem}");
+        => new($"not an I/O statistics document (IoStatsJson.WriteJson): {path}: {problem}");
 }

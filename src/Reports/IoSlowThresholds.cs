@@ -1,4 +1,6 @@
-namespace Cairn.Diagnostics;
+using Cairn.Diagnostics;
+
+namespace Cairn.Reports;
 
 /// <summary>
 /// Which operations the HTML report marks as slow: those that took at least <see cref="MedianMultiple"/> times

@@ -1,9 +1,11 @@
 using System.Text;
 using Cairn.Diagnostics;
+using Cairn.Reports;
+using Cairn.Tests.Diagnostics;
 
-namespace Cairn.Tests.Diagnostics;
+namespace Cairn.Tests.Reports;
 
-/// <summary><see cref="IoStats.ReadJson"/>: a saved dump read back is the ring that wrote it, and anything else is refused saying where.</summary>
+/// <summary><see cref="IoStatsJson.ReadJson"/>: a saved dump read back is the ring that wrote it, and anything else is refused saying where.</summary>
 public class IoStatsReadJsonTests
 {
     [Fact]
@@ -21,7 +23,7 @@ public class IoStatsReadJsonTests
         }
         byte[] original = Json(stats);
 
-        var read = IoStats.ReadJson(new MemoryStream(original));
+        var read = IoStatsJson.ReadJson(new MemoryStream(original));
 
         Assert.Equal(Encoding.UTF8.GetString(original), Encoding.UTF8.GetString(Json(read)));
         Assert.Equal(stats.Snapshot(), read.Snapshot());
@@ -32,7 +34,7 @@ public class IoStatsReadJsonTests
     [Fact]
     public void An_empty_ring_reads_back_empty()
     {
-        var read = IoStats.ReadJson(new MemoryStream(Json(new IoStats(16))));
+        var read = IoStatsJson.ReadJson(new MemoryStream(Json(new IoStats(16))));
         Assert.Empty(read.Snapshot());
         Assert.Equal(16, read.Capacity);
     }
@@ -45,7 +47,7 @@ public class IoStatsReadJsonTests
              {"seq":0,"kind":"journalWrite","startUtc":"2026-11-22T19:12:21.1635496Z","durationUs":57.5,"bytes":16384,
               "file":"/srv/env/journal","firstTx":2905,"lastTx":2905,"txCount":1,"failed":false}]}
             """;
-        var operation = Assert.Single(IoStats.ReadJson(new MemoryStream(Encoding.UTF8.GetBytes(json))).Snapshot());
+        var operation = Assert.Single(IoStatsJson.ReadJson(new MemoryStream(Encoding.UTF8.GetBytes(json))).Snapshot());
         Assert.Equal(new IoOperation(0, IoOperationKind.JournalWrite, new DateTime(2026, 11, 22, 19, 12, 21, DateTimeKind.Utc).AddTicks(1635496),
             TimeSpan.FromTicks(575), 16384, "/srv/env/journal", 2905, 2905, 1, false, 1), operation);
     }
@@ -60,7 +62,7 @@ public class IoStatsReadJsonTests
     [InlineData("{\"capacity\":16,\"totalRecorded\":40,\"dropped\":0,\"operations\":[" + Op0 + "]}", "outside the last 16 of 40 recorded")]
     public void Anything_else_is_refused_saying_where(string json, string expected)
     {
-        var error = Assert.Throws<InvalidDataException>(() => IoStats.ReadJson(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+        var error = Assert.Throws<InvalidDataException>(() => IoStatsJson.ReadJson(new MemoryStream(Encoding.UTF8.GetBytes(json))));
         Assert.Contains(expected, error.Message);
     }
 

@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace Cairn.Diagnostics;
+namespace Cairn.Reports;
 
 /// <summary>
 /// Rows of cells rendered as aligned columns: the first column left-aligned (names), the others

@@ -1,7 +1,9 @@
 using System.Text.Json;
 using Cairn.Diagnostics;
+using Cairn.Reports;
+using Cairn.Tests.Diagnostics;
 
-namespace Cairn.Tests.Diagnostics;
+namespace Cairn.Tests.Reports;
 
 /// <summary>The JSON document parsed back and compared field by field with the snapshot and summary it came from.</summary>
 public class IoStatsJsonTests

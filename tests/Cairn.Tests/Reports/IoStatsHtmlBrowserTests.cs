@@ -1,9 +1,11 @@
 using System.Buffers.Binary;
 using System.Text.RegularExpressions;
 using Cairn.Diagnostics;
+using Cairn.Reports;
+using Cairn.Tests.Diagnostics;
 using Cairn.Tests.Support;
 
-namespace Cairn.Tests.Diagnostics;
+namespace Cairn.Tests.Reports;
 
 /// <summary>
 /// The HTML page as a person sees it: opened in headless Chromium, whose DOM (after the page's script ran) must

@@ -128,7 +128,7 @@ public static class RecoverySurvey
         }
         finally
         {
-            crashing.SimulateProcessCrash();
+            crashing.ForTestingPurposesOnly().SimulateProcessCrash();
         }
         output.WriteLine("simulated a process crash: files closed with no flush, sync or header write");
         long allocated = journals.Sum(j => j.Size), written = journals.Sum(j => j.Written);
@@ -216,7 +216,7 @@ public static class RecoverySurvey
         }
         catch
         {
-            env.SimulateProcessCrash();
+            env.ForTestingPurposesOnly().SimulateProcessCrash();
             throw;
         }
     }

@@ -78,19 +78,6 @@ public sealed partial class StorageEnvironment
         }
     }
 
-    /// <summary>Test hook: the group this root's branches write through (null before its first branch), to hold its writes.</summary>
-    internal JournalGroup? GroupForTesting
-    {
-        get
-        {
-            lock (_groupGate)
-                return _group;
-        }
-    }
-
-    /// <summary>Test hook: this environment's own journal (a root's group writes go through it), to inject failures.</summary>
-    internal Journal.Files.WriteAheadJournal JournalForTesting => _journal;
-
     private JournalGroup CreateGroup()
     {
         var group = new JournalGroup(_journal, EnvironmentId, DirectoryPath, _options.JournalGroupMaxEntriesPerWrite, _options.JournalGroupMaxBytesPerWrite,

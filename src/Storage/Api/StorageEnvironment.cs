@@ -294,12 +294,6 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>The commit mode of <see cref="WriteTransaction.Commit()"/>: <see cref="StorageOptions.CommitMode"/>.</summary>
     internal CommitMode DefaultCommitMode => _options.CommitMode;
 
-    /// <summary>Test hook: a flush and a sync as the background cycle does them (the older header copy is not caught up).</summary>
-    internal void FlushAndSyncAsTheFlusherDoes() => _flusher.FlushAndSyncAsTheFlusherDoes();
-
-    /// <summary>Test hook: a flush without the sync that would normally follow it, leaving flushed pages unsynced.</summary>
-    internal void FlushWithoutSync() => _flusher.FlushWithoutSync();
-
     /// <summary>
     /// Checks the whole environment as of the last commit: every tree's key order, separator bounds,
     /// depth, counts and page checksums, and that every page below the high-water mark is exactly
@@ -409,25 +403,6 @@ public sealed partial class StorageEnvironment : IDisposable
         {
         }
     }
-
-    /// <summary>
-    /// Test hook: stops the background thread and closes every file as a killed process would leave
-    /// them, without flushing, syncing or writing the header (the page cache keeps what was written, as
-    /// it does when a process dies).
-    /// </summary>
-    internal void SimulateProcessCrash()
-    {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0)
-            return;
-        _flusher.StopThread();
-        ReleaseResources();
-    }
-
-    /// <summary>
-    /// Test hook: publishes the current state with its page table edited, to show <see cref="Verify"/> states
-    /// no commit makes. The test must edit it back before closing: every version in the table is freed then.
-    /// </summary>
-    internal void EditPageTable(Func<PageTable, PageTable> edit) => _states.PublishEditedPages(edit);
 
     private void ReleaseResources()
     {

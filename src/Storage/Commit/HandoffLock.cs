@@ -32,8 +32,11 @@ internal sealed class HandoffLock
         public bool Queued;
     }
 
-    /// <summary>Test hooks: points where a test holds a waiter or a releaser.</summary>
-    internal HandoffLockTestHooks TestHooks { get; } = new();
+    // Null unless a test asked for hooks: production pays one null check at each hook point.
+    private HandoffLockTestHooks? _testingHooks;
+
+    /// <summary>Points where a test holds a waiter or a releaser (created on first use; tests only).</summary>
+    internal HandoffLockTestHooks ForTestingPurposesOnly() => _testingHooks ??= new();
 
     /// <summary>Threads waiting for the lock now.</summary>
     public int Waiting => Volatile.Read(ref _waiting);
@@ -63,7 +66,7 @@ internal sealed class HandoffLock
             bool signalled;
             try
             {
-                TestHooks.BeforeWait?.Invoke();
+                _testingHooks?.BeforeWait?.Invoke();
                 signalled = waiter.Signal.Wait(wait);
             }
             catch
@@ -124,7 +127,7 @@ internal sealed class HandoffLock
             Remove(next);
             next.Granted = true;
         }
-        TestHooks.Granting?.Invoke();
+        _testingHooks?.Granting?.Invoke();
         next.Signal.Set();
     }
 

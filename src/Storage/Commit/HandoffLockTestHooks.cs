@@ -2,7 +2,8 @@ namespace Cairn.Commit;
 
 /// <summary>
 /// Test hooks of a <see cref="HandoffLock"/>: points where a test holds a thread to make an interleaving of
-/// waiters and releasers deterministic. Null (the default) in production.
+/// waiters and releasers deterministic. The lock creates them only when a test asks
+/// (<see cref="HandoffLock.ForTestingPurposesOnly"/>): in production there are none.
 /// </summary>
 internal sealed class HandoffLockTestHooks
 {

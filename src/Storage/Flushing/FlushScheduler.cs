@@ -145,23 +145,6 @@ internal sealed partial class FlushScheduler : IDisposable
         }
     }
 
-    /// <summary>Test hook: a flush and a sync as the background cycle does them (the older header copy is not caught up).</summary>
-    public void FlushAndSyncAsTheFlusherDoes()
-    {
-        lock (_flushGate)
-        {
-            FlushOnce();
-            SyncOnce();
-        }
-    }
-
-    /// <summary>Test hook: a flush without the sync that would normally follow it, leaving flushed pages unsynced.</summary>
-    public void FlushWithoutSync()
-    {
-        lock (_flushGate)
-            FlushOnce();
-    }
-
     /// <summary>
     /// Holds the background cycle's syncs until the returned hold is disposed, and keeps every journal with a
     /// transaction after the synced one at this moment (a <see cref="Checkpoint"/> still syncs, releasing only older

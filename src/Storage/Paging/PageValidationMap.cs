@@ -7,7 +7,10 @@ namespace Cairn.Paging;
 /// </summary>
 internal sealed class PageValidationMap
 {
+    // Read and set without a lock; replaced (grown) only under _growGate.
     private ulong[] _bits = [];
+    // Serializes growing the map: two threads that find it too small copy it once.
+    private readonly Lock _growGate = new();
 
     public bool IsValidated(long pageNumber)
     {
@@ -29,7 +32,7 @@ internal sealed class PageValidationMap
         long words = (pages + 63) >> 6;
         if (words <= Volatile.Read(ref _bits).Length)
             return;
-        lock (this)
+        lock (_growGate)
         {
             var current = _bits;
             if (words <= current.Length)

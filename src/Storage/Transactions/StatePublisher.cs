@@ -10,7 +10,7 @@ namespace Cairn.Transactions;
 /// (flushed page versions leave the page table). Readers pin the state they read in the reader table;
 /// a retired scratch version, mapping or freed page is reclaimed only once no pinned state reaches it.
 /// </summary>
-internal sealed unsafe class StatePublisher
+internal sealed unsafe partial class StatePublisher
 {
     // Guards publishing (the current state, the history of states readers may hold, the reclaimer's
     // queues) and reading the history and reclaimer. Held briefly; never across I/O.
@@ -274,16 +274,6 @@ internal sealed unsafe class StatePublisher
                 _reclaimer.Retire(current.Epoch, retired);
             Readers.MarkIdle(flusherSlot);
             ReclaimLocked();
-        }
-    }
-
-    /// <summary>Test hook: publishes the current state with its page table edited (see StorageEnvironment.EditPageTable).</summary>
-    public void PublishEditedPages(Func<PageTable, PageTable> edit)
-    {
-        lock (_stateLock)
-        {
-            var current = _current;
-            PublishLocked(current.WithPages(current.Epoch + 1, edit(current.Pages), current.View), _reclaimer.Rent());
         }
     }
 

@@ -118,7 +118,7 @@ public class HandoffLockTests
     public void A_late_signal_of_a_grant_that_raced_a_timeout_does_not_wake_the_next_wait_as_a_grant()
     {
         var gate = new HandoffLock();
-        var hooks = gate.TestHooks;
+        var hooks = gate.ForTestingPurposesOnly();
         using var granted = new ManualResetEventSlim();
         using var signalGoes = new ManualResetEventSlim();
         using var firstDone = new ManualResetEventSlim();

@@ -75,16 +75,16 @@ public sealed class LazyCommitModelTests
                         Assert.Equal(env.LastCommittedTransactionId, env.LastDurableTransactionId);
                         break;
                     case Step.FlusherCycle:
-                        env.FlushAndSyncAsTheFlusherDoes();
+                        env.ForTestingPurposesOnly().FlushAndSyncAsTheFlusherDoes();
                         Assert.True(env.LastSyncedTransactionId <= env.LastDurableTransactionId);
                         break;
                     case Step.FlushWithoutSync:
-                        env.FlushWithoutSync();
+                        env.ForTestingPurposesOnly().FlushWithoutSync();
                         break;
                     case Step.Crash or Step.Reopen:
                         long durable = env.LastDurableTransactionId;
                         if (step == Step.Crash)
-                            env.SimulateProcessCrash();
+                            env.ForTestingPurposesOnly().SimulateProcessCrash();
                         else
                             env.Dispose();
                         env = StorageEnvironment.Open(Options(dir.Path));

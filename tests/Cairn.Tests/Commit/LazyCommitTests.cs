@@ -82,7 +82,7 @@ public sealed class LazyCommitTests
             var write = Assert.Single(JournalWrites(env));
             Assert.Equal((first, last, 11), (write.FirstTransactionId, write.LastTransactionId, write.TransactionCount));
             Assert.Equal(last, env.LastDurableTransactionId);
-            env.SimulateProcessCrash();
+            env.ForTestingPurposesOnly().SimulateProcessCrash();
         }
         using var reopened = StorageEnvironment.Open(Options(dir.Path));
         Assert.Equal(last, reopened.LastCommittedTransactionId);
@@ -103,7 +103,7 @@ public sealed class LazyCommitTests
             Put(env, 20, CommitMode.Lazy);
             Put(env, 21, CommitMode.Lazy);
             Assert.True(env.LastCommittedTransactionId > durable);
-            env.SimulateProcessCrash();
+            env.ForTestingPurposesOnly().SimulateProcessCrash();
         }
         using var reopened = StorageEnvironment.Open(Options(dir.Path));
         Assert.Equal(durable, reopened.LastCommittedTransactionId);
@@ -126,9 +126,9 @@ public sealed class LazyCommitTests
                 Put(env, i, CommitMode.Lazy, valueLength: 200);
             for (int i = 50; i < 300; i++)
                 Put(env, i, CommitMode.Lazy);
-            env.FlushAndSyncAsTheFlusherDoes();
+            env.ForTestingPurposesOnly().FlushAndSyncAsTheFlusherDoes();
             Assert.Equal(durable, env.LastSyncedTransactionId);
-            env.SimulateProcessCrash();
+            env.ForTestingPurposesOnly().SimulateProcessCrash();
         }
         using var reopened = StorageEnvironment.Open(Options(dir.Path));
         Assert.Equal(durable, reopened.LastCommittedTransactionId);
@@ -144,7 +144,7 @@ public sealed class LazyCommitTests
         for (int i = 0; i < 100; i++)
             { using var tx = env.BeginWrite(); tx.CreateTree(Tree).Put(Bytes.Key(i), Bytes.Value(i, 100)); tx.Commit(); }
         env.FlushJournal();
-        env.FlushAndSyncAsTheFlusherDoes();
+        env.ForTestingPurposesOnly().FlushAndSyncAsTheFlusherDoes();
         Assert.Equal(env.LastCommittedTransactionId, env.LastSyncedTransactionId);
         env.Verify();
     }
@@ -219,7 +219,7 @@ public sealed class LazyCommitTests
                 Put(env, i, CommitMode.Lazy);
             await env.WriteAsync(5, static (tx, k) => tx.CreateTree(Tree).Put(Bytes.Key(k), Bytes.Value(k, 100)));
             Assert.Equal(env.LastCommittedTransactionId, env.LastDurableTransactionId);
-            env.SimulateProcessCrash();
+            env.ForTestingPurposesOnly().SimulateProcessCrash();
         }
         using var reopened = StorageEnvironment.Open(Options(dir.Path));
         AssertKeys(reopened, 6);
@@ -273,7 +273,7 @@ public sealed class LazyCommitTests
         Assert.Equal(0, notDurableOnReturn);
         Assert.Equal(env.LastCommittedTransactionId, env.LastDurableTransactionId);
         long last = env.LastCommittedTransactionId;
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var reopened = StorageEnvironment.Open(Options(dir.Path));
         Assert.Equal(last, reopened.LastCommittedTransactionId);

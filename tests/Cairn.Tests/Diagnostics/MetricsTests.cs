@@ -103,7 +103,7 @@ public sealed class MetricsTests
         var env = StorageEnvironment.Open(options);
         for (int i = 0; i < 7; i++)
             Put(env, i);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
         var meter = meters.CairnMeter(env);
         using var replayed = new MetricCollector<long>(meter, CairnMetrics.RecoveredTransactions);
         using var opened = new MetricCollector<double>(meter, CairnMetrics.RecoveryDuration);

@@ -59,7 +59,7 @@ internal sealed unsafe class CrashedEnvironment
             tx.Commit();
         }
         Assert.Equal(0, env.LastSyncedTransactionId);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
         var crashed = new CrashedEnvironment(path, options, []);
         crashed.Entries.AddRange(crashed.ScanEntries());
         return crashed;

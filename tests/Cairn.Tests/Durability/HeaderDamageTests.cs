@@ -52,7 +52,7 @@ public class HeaderDamageTests
         using var dir = new TestDirectory("header-damage-crash");
         var env = StorageEnvironment.Open(Options(dir.Path));
         CommitWithTwoSyncs(env);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         var (older, newer) = ReadCopies(dir.Path);
         Assert.Equal(FirstSync, older.LastTransactionId);
@@ -72,7 +72,7 @@ public class HeaderDamageTests
         Assert.Equal(Transactions - FirstSync, CountJournalEntriesAfter(journals, FirstSync));
 
         env.Checkpoint();
-        env.SimulateProcessCrash(); // so the test can read the locked data file
+        env.ForTestingPurposesOnly().SimulateProcessCrash(); // so the test can read the locked data file
         var (older, newer) = ReadCopies(dir.Path);
         Assert.Equal(Transactions, older.LastTransactionId);
         Assert.Equal(Transactions, newer.LastTransactionId);
@@ -86,7 +86,7 @@ public class HeaderDamageTests
         using var dir = new TestDirectory("header-damage-log");
         var env = StorageEnvironment.Open(Options(dir.Path));
         CommitWithTwoSyncs(env);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
         long offset = DamageNewerCopy(dir.Path, nameof(FileHeader.LastTransactionId));
 
         var log = new CapturingLoggerFactory();
@@ -105,7 +105,7 @@ public class HeaderDamageTests
         {
             Commit(env, i);
             if (i is FirstSync or SecondSync)
-                env.FlushAndSyncAsTheFlusherDoes();
+                env.ForTestingPurposesOnly().FlushAndSyncAsTheFlusherDoes();
         }
     }
 

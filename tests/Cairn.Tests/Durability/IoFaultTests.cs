@@ -64,7 +64,7 @@ public sealed class IoFaultTests : IDisposable
         AssertKeys(env, Enumerable.Range(0, 10).ToArray());
         Commit(env, 10);
         AssertKeys(env, Enumerable.Range(0, 11).ToArray());
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
         AssertKeys(reopened, Enumerable.Range(0, 11).ToArray());
@@ -82,7 +82,7 @@ public sealed class IoFaultTests : IDisposable
         Assert.Throws<DiskFullException>(() => Commit(env, 0));
         Assert.False(env.HasFailed);
         Commit(env, 1);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
         AssertKeys(reopened, 1);
@@ -107,7 +107,7 @@ public sealed class IoFaultTests : IDisposable
         Commit(env, 0);
         Commit(env, 1);
         Assert.False(env.HasFailed);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
         AssertKeys(reopened, 0, 1);
@@ -156,7 +156,7 @@ public sealed class IoFaultTests : IDisposable
         Commit(env, 20);
         env.Checkpoint();
         Assert.Equal(env.LastCommittedTransactionId, env.LastSyncedTransactionId);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var reopened = StorageEnvironment.Open(Quiet(dir.Path));
         AssertKeys(reopened, Enumerable.Range(0, 21).ToArray());

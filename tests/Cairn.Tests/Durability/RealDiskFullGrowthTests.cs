@@ -69,7 +69,7 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
 
         var env = StorageEnvironment.Open(Options(envPath));
         CommitUntilFull(env, acknowledged);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         // On the still-full disk: opening may itself find no space (a typed error, nothing changed); if it
         // opens, everything is there, and closing either flushes or reports the full disk and keeps the journals.

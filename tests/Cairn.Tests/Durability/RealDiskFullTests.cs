@@ -84,7 +84,7 @@ public class RealDiskFullTests(ITestOutputHelper output)
         }
         output.WriteLine($"{failedAfterDelete} commits failed for lack of space after the filler was deleted");
         Assert.False(env.HasFailed);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var reopened = StorageEnvironment.Open(options);
         using (var tx = reopened.BeginRead())

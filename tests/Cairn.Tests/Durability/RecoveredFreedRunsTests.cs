@@ -52,7 +52,7 @@ public class RecoveredFreedRunsTests
             tx.DeleteTree("doomed");
             tx.Commit();
         }
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using (env = StorageEnvironment.Open(NeverFlushing(dir.Path)))
         {

@@ -44,7 +44,7 @@ public class RecoveryTests
         CommitValues(env, 0, 300);
         long last = env.LastCommittedTransactionId;
         Assert.Equal(0, env.LastSyncedTransactionId);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var reopened = StorageEnvironment.Open(Options(dir.Path));
         Assert.Equal(last, reopened.LastCommittedTransactionId);
@@ -67,7 +67,7 @@ public class RecoveryTests
         Assert.True(SpinWait.SpinUntil(() => env.IoStats.Snapshot().Any(o => o.Kind == Cairn.Diagnostics.IoOperationKind.DataFlush), TimeSpan.FromSeconds(10)));
         CommitValues(env, 1000, 1000);
         Assert.Equal(0, env.LastSyncedTransactionId);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var reopened = StorageEnvironment.Open(Options(dir.Path));
         AssertValues(reopened, 2000);
@@ -96,7 +96,7 @@ public class RecoveryTests
         Assert.Equal(env.LastCommittedTransactionId, synced);
         Assert.True(JournalFiles(dir.Path).Length <= 1, "every journal but the active one is covered by the sync");
         CommitValues(env, 60, 50, valueLength: 700);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var reopened = StorageEnvironment.Open(options);
         AssertValues(reopened, 110, valueLength: 700);
@@ -139,7 +139,7 @@ public class RecoveryTests
         Assert.Single(oversized);
         Assert.Equal(0, oversized[0] % 4096);
         Assert.True(oversized[0] < (1 << 20) + (64 << 10), $"the file is the entry's size, not a power of two: {oversized[0]}");
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var reopened = StorageEnvironment.Open(options);
         using var read = reopened.BeginRead();
@@ -160,7 +160,7 @@ public class RecoveryTests
                 tree.Put(Bytes.Key(batch * 400 + i), Bytes.Value(batch * 400 + i, 1000));
             tx.Commit();
         }
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         // A 1 MiB recovery budget (half of MaxScratchBytes) forces several spills.
         var log = new CapturingLoggerFactory();
@@ -183,12 +183,12 @@ public class RecoveryTests
         using var dir = new TestDirectory("recovery-repeat");
         var env = StorageEnvironment.Open(Options(dir.Path));
         CommitValues(env, 0, 200);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
         for (int round = 0; round < 3; round++)
         {
             var again = StorageEnvironment.Open(Options(dir.Path));
             CommitValues(again, 200 + round * 10, 10);
-            again.SimulateProcessCrash();
+            again.ForTestingPurposesOnly().SimulateProcessCrash();
         }
         using var reopened = StorageEnvironment.Open(Options(dir.Path));
         AssertValues(reopened, 230);

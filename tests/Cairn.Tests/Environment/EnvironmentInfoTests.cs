@@ -89,7 +89,7 @@ public class EnvironmentInfoTests
 
         Fill(env, "u", 10, valueLength: 10);
         long committed = env.LastCommittedTransactionId;
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
         using var reopened = StorageEnvironment.Open(options);
         var recovered = reopened.GetInfo();
         Assert.Equal(committed, recovered.LastCommittedTransactionId);

@@ -60,7 +60,7 @@ public sealed class JournalCompressionTests
             tx.Commit();
         }
         long written = env.IoStats.Snapshot().Where(o => o.Kind == IoOperationKind.JournalWrite).Sum(o => o.Bytes);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
         return written;
     }
 

@@ -27,7 +27,7 @@ public class VerifyPageTableTests
             tx.Commit();
         }
         long first = -1, second = -1;
-        env.EditPageTable(pages =>
+        env.ForTestingPurposesOnly().EditPageTable(pages =>
         {
             foreach (var (pageNumber, version) in pages)
             {
@@ -57,7 +57,7 @@ public class VerifyPageTableTests
         env.Verify();
 
         // The 3-page run's version placed again two pages into the 5-page run.
-        env.EditPageTable(pages =>
+        env.ForTestingPurposesOnly().EditPageTable(pages =>
         {
             var builder = pages.ToBuilder();
             builder.Set(first + 2, VersionAt(pages, second));
@@ -67,7 +67,7 @@ public class VerifyPageTableTests
         Assert.Contains($"page-table runs overlap: the run at page {first + 2} (3 pages", error.Message);
         Assert.Contains($"starts inside the run at page {first} (5 pages", error.Message);
 
-        env.EditPageTable(pages =>
+        env.ForTestingPurposesOnly().EditPageTable(pages =>
         {
             var builder = pages.ToBuilder();
             builder.Remove(first + 2);
@@ -90,7 +90,7 @@ public class VerifyPageTableTests
         env.Verify();
 
         // A version at the freed run's first page, as recovery used to leave one.
-        env.EditPageTable(pages =>
+        env.ForTestingPurposesOnly().EditPageTable(pages =>
         {
             var builder = pages.ToBuilder();
             builder.Set(first, VersionAt(pages, second));
@@ -100,7 +100,7 @@ public class VerifyPageTableTests
         Assert.Contains($"the page-table run at page {first} (3 pages", error.Message);
         Assert.Contains($"covers page {first}, which is marked free", error.Message);
 
-        env.EditPageTable(pages =>
+        env.ForTestingPurposesOnly().EditPageTable(pages =>
         {
             var builder = pages.ToBuilder();
             builder.Remove(first);
@@ -130,7 +130,7 @@ public class VerifyPageTableTests
 
         // The bitmap section as the last commit left it in the page table: two bits past the mark set in place.
         nint section = 0;
-        env.EditPageTable(pages =>
+        env.ForTestingPurposesOnly().EditPageTable(pages =>
         {
             foreach (var (_, version) in pages)
                 if (((PageHeader*)version.Pointer)->Flags == PageFlags.FreeSpaceBitmap)

@@ -253,7 +253,7 @@ public sealed unsafe class FlushSchedulerTests
         // The background cycle leaves the older copy one sync behind ...
         h.Target.Calls.Clear();
         h.Commit(11);
-        h.Scheduler.FlushAndSyncAsTheFlusherDoes();
+        h.Scheduler.ForTestingPurposesOnly().FlushAndSyncAsTheFlusherDoes();
         Assert.Equal(["write 2 after 1: 11@2", "sync", "header 2", "release journals up to 1"], h.Target.Calls);
 
         // ... which a checkpoint with nothing new to flush catches up, releasing what only that copy needed.

@@ -117,7 +117,7 @@ public class MergerModelTests
             Task.WhenAll(tasks).GetAwaiter().GetResult();
             AssertMatches(env, models, "after the run");
             env.Verify();
-            env.SimulateProcessCrash(); // everything acknowledged must come back from the journal
+            env.ForTestingPurposesOnly().SimulateProcessCrash(); // everything acknowledged must come back from the journal
             env = StorageEnvironment.Open(options);
             AssertMatches(env, models, "after a crash and reopen");
             env.Verify();

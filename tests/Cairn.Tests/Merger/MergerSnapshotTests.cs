@@ -89,7 +89,7 @@ public sealed class MergerSnapshotTests
         }
         Assert.True(Interlocked.Read(ref snapshotsChecked) > 0, "no snapshot was checked");
         env.Verify();
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var reopened = StorageEnvironment.Open(options);
         using (var tx = reopened.BeginRead())

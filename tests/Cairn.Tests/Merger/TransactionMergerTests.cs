@@ -247,7 +247,7 @@ public sealed class TransactionMergerTests
         await Task.WhenAll(tasks);
         var stats = env.MergerStats.Snapshot();
         Assert.True(stats.Transactions > 1);
-        env.SimulateProcessCrash();
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var reopened = StorageEnvironment.Open(Options(dir.Path));
         for (int c = 0; c < 8; c++)

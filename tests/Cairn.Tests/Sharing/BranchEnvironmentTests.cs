@@ -111,8 +111,8 @@ public sealed class BranchEnvironmentTests
         }));
         await Task.WhenAll(writers).WaitAsync(TimeSpan.FromMinutes(2));
         foreach (var branch in branches)
-            branch.SimulateProcessCrash();
-        root.SimulateProcessCrash();
+            branch.ForTestingPurposesOnly().SimulateProcessCrash();
+        root.ForTestingPurposesOnly().SimulateProcessCrash();
 
         string[] order = branchesFirst ? [.. branchPaths, rootPath] : [rootPath, .. branchPaths];
         foreach (var path in order)
@@ -178,7 +178,7 @@ public sealed class BranchEnvironmentTests
         // The root's close deleted its own names; the branch's link keeps the shared file.
         Assert.Empty(JournalFiles(rootPath));
         Assert.Equal(2, JournalFiles(aPath).Length);
-        a.SimulateProcessCrash();
+        a.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var alone = StorageEnvironment.Open(Options(aPath));
         AssertHolds(alone, 20, 2);
@@ -195,8 +195,8 @@ public sealed class BranchEnvironmentTests
             Put(branch, k, 1);
         }
         Assert.All(JournalFiles(branchPath), j => Assert.Equal(2, PalFileSystem.LinkCount(j)));
-        branch.SimulateProcessCrash();
-        root.SimulateProcessCrash();
+        branch.ForTestingPurposesOnly().SimulateProcessCrash();
+        root.ForTestingPurposesOnly().SimulateProcessCrash();
     }
 
     [Fact]
@@ -299,9 +299,9 @@ public sealed class BranchEnvironmentTests
         Put(root, 1, 1);
         // b's write is held while a's commit and then the root's third queue: they go in one write, a's entry first.
         HeldGroupWrite.Together(root, () => Put(b, 1, 1), () => Put(a, 1, 1), () => Put(root, 2, 1));
-        b.SimulateProcessCrash();
-        a.SimulateProcessCrash();
-        root.SimulateProcessCrash();
+        b.ForTestingPurposesOnly().SimulateProcessCrash();
+        a.ForTestingPurposesOnly().SimulateProcessCrash();
+        root.ForTestingPurposesOnly().SimulateProcessCrash();
 
         // A power loss tore that write: a's entry did not reach the disk, the root's transaction 3 after it did.
         string file = Assert.Single(JournalFiles(rootPath));
@@ -338,8 +338,8 @@ public sealed class BranchEnvironmentTests
             Assert.True(k < 100, "the branch's entries never reached the old offset of transaction 3");
             Put(a, k, 2);
         }
-        a.SimulateProcessCrash();
-        root.SimulateProcessCrash();
+        a.ForTestingPurposesOnly().SimulateProcessCrash();
+        root.ForTestingPurposesOnly().SimulateProcessCrash();
 
         using var again = StorageEnvironment.Open(Recycling(rootPath));
         Assert.Equal(2, again.LastCommittedTransactionId);

@@ -75,8 +75,8 @@ public sealed class BranchLinkFallbackTests
         }
         var own = Assert.Single(Journals(branchPath));
         Assert.Equal(1, PalFileSystem.LinkCount(own));
-        branch.SimulateProcessCrash();
-        root.SimulateProcessCrash();
+        branch.ForTestingPurposesOnly().SimulateProcessCrash();
+        root.ForTestingPurposesOnly().SimulateProcessCrash();
 
         AssertKeys(branchPath, 10);
         using var reopenedRoot = StorageEnvironment.Open(Options(rootPath));
@@ -117,8 +117,8 @@ public sealed class BranchLinkFallbackTests
         Put(branch, 2);
         string secondRootJournal = Journals(rootPath)[^1];
         Assert.Contains(Journals(branchPath), j => PalFileSystem.SameFile(j, secondRootJournal));
-        branch.SimulateProcessCrash();
-        root.SimulateProcessCrash();
+        branch.ForTestingPurposesOnly().SimulateProcessCrash();
+        root.ForTestingPurposesOnly().SimulateProcessCrash();
 
         AssertKeys(branchPath, 3);
         AssertKeys(rootPath, rootKeys);

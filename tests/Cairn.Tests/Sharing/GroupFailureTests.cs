@@ -60,7 +60,7 @@ public sealed class GroupFailureTests
         if (stage == "write")
         {
             // The root's journal meets something it does not report as an I/O failure in the middle of a group write.
-            root.JournalForTesting.GroupWritePerforming = _ =>
+            root.ForTestingPurposesOnly().Journal.ForTestingPurposesOnly().GroupWritePerforming = _ =>
             {
                 if (Interlocked.Exchange(ref injected, 1) == 0)
                     throw new InvalidOperationException("injected: the group write's file went away");
@@ -69,7 +69,7 @@ public sealed class GroupFailureTests
         else
         {
             // Recording a's entry (after the write made it durable in the root's file) meets an internal error.
-            root.GroupForTesting!.TestHooks.BranchEntryRecording = request =>
+            root.ForTestingPurposesOnly().Group!.ForTestingPurposesOnly().BranchEntryRecording = request =>
             {
                 if (request.Member.EnvironmentId == a.EnvironmentId && Interlocked.Exchange(ref injected, 1) == 0)
                     throw new KeyNotFoundException("injected: the root's file was not present in the dictionary");

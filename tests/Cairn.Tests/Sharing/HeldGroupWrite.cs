@@ -19,13 +19,13 @@ internal static class HeldGroupWrite
     /// </summary>
     public static List<int> Together(StorageEnvironment root, Action leader, params Action[] others)
     {
-        var group = root.GroupForTesting ?? throw new InvalidOperationException("the root has no branches");
+        var group = root.ForTestingPurposesOnly().Group ?? throw new InvalidOperationException("the root has no branches");
         if (group.MaxWritesInFlight != 1)
             throw new InvalidOperationException("hold a write only in a group that writes one at a time (JournalGroupMaxWritesInFlight = 1): otherwise the next commit writes beside it");
         var writes = new List<int>();
         using var holding = new ManualResetEventSlim();
         using var release = new ManualResetEventSlim();
-        group.TestHooks.WriteStarting = entries =>
+        group.ForTestingPurposesOnly().WriteStarting = entries =>
         {
             bool first;
             lock (writes)
@@ -59,7 +59,7 @@ internal static class HeldGroupWrite
         }
         finally
         {
-            group.TestHooks.WriteStarting = null;
+            group.ForTestingPurposesOnly().WriteStarting = null;
             release.Set();
         }
         lock (writes)

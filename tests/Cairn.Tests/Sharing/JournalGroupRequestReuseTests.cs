@@ -26,7 +26,7 @@ public sealed class JournalGroupRequestReuseTests
         using var group = new JournalGroupHarness(dir.Path, branches: 2, maxWritesInFlight: 1);
         JournalGroupHarness.Commit(group.Root, 1); // journal 1 in service, so the fault hits an entry write
         string rootFile = group.Root.Journal.JournalPath(1);
-        var hooks = group.Group.TestHooks;
+        var hooks = group.Group.ForTestingPurposesOnly();
         using var firstWriteHeld = new ManualResetEventSlim();
         using var retryWriteHeld = new ManualResetEventSlim();
         using var failedWriteSettled = new ManualResetEventSlim();

@@ -107,7 +107,7 @@ public sealed class JournalGroupTests
     private static HeldWrite HoldNextWrite(JournalGroupHarness group)
     {
         var held = new HeldWrite();
-        group.Group.TestHooks.WriteStarting = count =>
+        group.Group.ForTestingPurposesOnly().WriteStarting = count =>
         {
             int seen;
             lock (held.Batches)
@@ -199,7 +199,7 @@ public sealed class JournalGroupTests
         string rootFile = group.Root.Journal.JournalPath(1);
         using var firstWriteHeld = new ManualResetEventSlim();
         int writes = 0;
-        group.Group.TestHooks.WriteStarting = _ =>
+        group.Group.ForTestingPurposesOnly().WriteStarting = _ =>
         {
             if (Interlocked.Increment(ref writes) == 1)
                 firstWriteHeld.Wait();
@@ -269,7 +269,7 @@ public sealed class JournalGroupTests
         JournalGroupHarness group, ManualResetEventSlim release)
     {
         int performing = 0;
-        group.Root.Journal.Journal.GroupWritePerforming = _ =>
+        group.Root.Journal.Journal.ForTestingPurposesOnly().GroupWritePerforming = _ =>
         {
             if (Interlocked.Increment(ref performing) == 1)
                 release.Wait();
@@ -367,7 +367,7 @@ public sealed class JournalGroupTests
         finally
         {
             PalFaultInjection.Disarm();
-            group.Root.Journal.Journal.GroupWritePerforming = null;
+            group.Root.Journal.Journal.ForTestingPurposesOnly().GroupWritePerforming = null;
             release.Set();
         }
     }

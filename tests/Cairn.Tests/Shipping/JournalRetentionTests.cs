@@ -77,7 +77,7 @@ public class JournalRetentionTests
             ShippingFixtures.Commit(env, 100, 5, valueLength: 3000);
             before = new(ShippingFixtures.Dump(env));
             if (crash)
-                env.SimulateProcessCrash();
+                env.ForTestingPurposesOnly().SimulateProcessCrash();
         }
         using (var env = StorageEnvironment.Open(Retaining(dir.Path, 64L << 20)))
         {

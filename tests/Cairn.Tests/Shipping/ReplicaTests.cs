@@ -55,7 +55,7 @@ public class ReplicaTests
             Assert.Equal(primary.LastCommittedTransactionId, replica.LastAppliedTransactionId);
             Assert.Equal(expected, ShippingFixtures.Dump(replica));
             replica.Verify();
-            replica.SimulateProcessCrash();
+            replica.ForTestingPurposesOnly().SimulateProcessCrash();
         }
         finally
         {
@@ -204,7 +204,7 @@ public class ReplicaTests
             Assert.Contains("entry 7 of the batch", e.Message);
             Assert.Equal(backupAt + 7, replica.LastAppliedTransactionId);
             Assert.Equal(5, replica.ApplyBatch(entries.Skip(7).ToList()));
-            replica.SimulateProcessCrash();
+            replica.ForTestingPurposesOnly().SimulateProcessCrash();
         }
         finally
         {

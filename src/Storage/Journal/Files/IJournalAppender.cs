@@ -2,7 +2,7 @@ namespace Cairn.Journal.Files;
 
 /// <summary>
 /// Where the commit pipeline's write stage puts a prepared entry: the environment's own journal
-/// (<see cref="WriteAheadJournal"/>), or its journal group's shared write (<see cref="Sharing.JournalGroupMember"/>).
+/// (<see cref="WriteAheadJournal"/>), or its journal group's shared write (the sharing layer above).
 /// Either way the call returns once the entry is durable, with the position just past it in this
 /// environment's journal numbering.
 /// </summary>

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using Cairn.Diagnostics;
-using Cairn.Journal.Sharing;
 using Cairn.Pal;
 
 namespace Cairn.Journal.Files;
@@ -29,14 +28,14 @@ internal sealed unsafe partial class WriteAheadJournal
     /// they fill (one, unless the journal in service fills up), through <paramref name="write"/>. Each entry
     /// is stamped with where the oldest write not yet settled began and, if it is a branch's, with
     /// <paramref name="rootId"/> as its writer. Returns once the write is settled: each request then knows the
-    /// file and the offset its entry ends at (<see cref="SharedWriteRequest.WrittenInto"/>,
-    /// <see cref="SharedWriteRequest.End"/>), and a file that carried a branch's entry is pinned once per
+    /// file and the offset its entry ends at (<see cref="GroupWriteEntry.WrittenInto"/>,
+    /// <see cref="GroupWriteEntry.End"/>), and a file that carried a branch's entry is pinned once per
     /// such entry (<see cref="Unpin"/>), so it cannot be released before the branch has linked it. A write
-    /// that fails fails its requests and every later one (<see cref="SharedWriteRequest.Error"/>); a full
+    /// that fails fails its requests and every later one (<see cref="GroupWriteEntry.Error"/>); a full
     /// disk wipes the first block of each entry of the failed write and of every write claimed after it.
     /// Several callers may be in here at once, each with its own <paramref name="write"/>.
     /// </summary>
-    public void AppendGroup(IReadOnlyList<SharedWriteRequest> requests, Guid rootId, GroupWrite write)
+    public void AppendGroup(IReadOnlyList<GroupWriteEntry> requests, Guid rootId, GroupWrite write)
     {
         int next = 0;
         while (next < requests.Count)
@@ -61,7 +60,7 @@ internal sealed unsafe partial class WriteAheadJournal
     /// service (switching to the next file when the first does not, once nothing is in flight), and stamps
     /// them. False if no span could be had (the requests from <paramref name="next"/> are failed).
     /// </summary>
-    private bool TryClaim(IReadOnlyList<SharedWriteRequest> requests, int next, Guid rootId, GroupWrite write)
+    private bool TryClaim(IReadOnlyList<GroupWriteEntry> requests, int next, Guid rootId, GroupWrite write)
     {
         lock (_appendLock)
         {
@@ -99,7 +98,7 @@ internal sealed unsafe partial class WriteAheadJournal
             while (end < requests.Count && end - next < MaxBuffersPerWrite && start + total + requests[end].Length <= journal.Size)
             {
                 var request = requests[end];
-                JournalEntryHeader.StampWrite(request.Entry, request.Member.EnvironmentId == rootId ? Guid.Empty : rootId,
+                JournalEntryHeader.StampWrite(request.Entry, request.EnvironmentId == rootId ? Guid.Empty : rootId,
                     start + total - unsettledFrom);
                 total += request.Length;
                 end++;
@@ -110,11 +109,14 @@ internal sealed unsafe partial class WriteAheadJournal
         }
     }
 
-    /// <summary>Test hook: runs on a group writer after its write claimed its span, before the write goes to the device.</summary>
-    internal Action<GroupWrite>? GroupWritePerforming { get; set; }
+    // Null unless a test asked for hooks: production pays one null check at each hook point.
+    private WriteAheadJournalTestHooks? _testingHooks;
+
+    /// <summary>Points where a test holds a writer of this journal (created on first use; tests only).</summary>
+    internal WriteAheadJournalTestHooks ForTestingPurposesOnly() => _testingHooks ??= new();
 
     /// <summary>The write itself, with no lock held: other writes are claimed and sent meanwhile.</summary>
-    private void Perform(IReadOnlyList<SharedWriteRequest> requests, GroupWrite write)
+    private void Perform(IReadOnlyList<GroupWriteEntry> requests, GroupWrite write)
     {
         int count = write.Count;
         var buffers = count <= 64 ? stackalloc PalBuffer[count] : new PalBuffer[count];
@@ -123,7 +125,7 @@ internal sealed unsafe partial class WriteAheadJournal
         write.Started = Stopwatch.GetTimestamp();
         try
         {
-            GroupWritePerforming?.Invoke(write);
+            _testingHooks?.GroupWritePerforming?.Invoke(write);
             write.File.WriteAt(buffers, write.Offset);
         }
         catch (Exception e)
@@ -139,7 +141,7 @@ internal sealed unsafe partial class WriteAheadJournal
     /// Waits until every write claimed before <paramref name="write"/> is settled, then settles it: true if it
     /// and all of those are durable (its requests learn where their entries went), false if it failed.
     /// </summary>
-    private bool Settle(IReadOnlyList<SharedWriteRequest> requests, GroupWrite write, Guid rootId)
+    private bool Settle(IReadOnlyList<GroupWriteEntry> requests, GroupWrite write, Guid rootId)
     {
         lock (_appendLock)
         {
@@ -169,7 +171,7 @@ internal sealed unsafe partial class WriteAheadJournal
         }
     }
 
-    private void NoteGroupWritten(IReadOnlyList<SharedWriteRequest> requests, GroupWrite write, Guid rootId)
+    private void NoteGroupWritten(IReadOnlyList<GroupWriteEntry> requests, GroupWrite write, Guid rootId)
     {
         var journal = write.File;
         long position = write.Offset;
@@ -180,7 +182,7 @@ internal sealed unsafe partial class WriteAheadJournal
             request.WriteStartTimestamp = write.Started;
             request.WriteEndTimestamp = write.Finished;
             request.WrittenInto = journal;
-            if (request.Member.EnvironmentId == rootId)
+            if (request.EnvironmentId == rootId)
             {
                 journal.NoteTransactions(request.TransactionId, request.TransactionId);
                 ownFirst = ownFirst < 0 ? request.TransactionId : ownFirst;
@@ -202,7 +204,7 @@ internal sealed unsafe partial class WriteAheadJournal
     /// have reached the disk whole, and each environment rolls its transaction back) and the journal goes on
     /// where the first failed write began; anything else, or a wipe that fails, fails the journal for good.
     /// </summary>
-    private void Fail(IReadOnlyList<SharedWriteRequest> requests, GroupWrite write)
+    private void Fail(IReadOnlyList<GroupWriteEntry> requests, GroupWrite write)
     {
         var journal = write.File;
         if (write.Failure is not null)
@@ -235,14 +237,14 @@ internal sealed unsafe partial class WriteAheadJournal
             Monitor.Wait(_appendLock);
     }
 
-    private static void FailFrom(IReadOnlyList<SharedWriteRequest> requests, int first, Exception error)
+    private static void FailFrom(IReadOnlyList<GroupWriteEntry> requests, int first, Exception error)
     {
         for (int i = first; i < requests.Count; i++)
             requests[i].Error ??= error;
     }
 
     /// <summary>Zeros the first block of each entry of a failed write, so none that reached the disk whole can be replayed. False if even that fails.</summary>
-    private bool TryWipeEntries(JournalFile journal, IReadOnlyList<SharedWriteRequest> requests, GroupWrite write)
+    private bool TryWipeEntries(JournalFile journal, IReadOnlyList<GroupWriteEntry> requests, GroupWrite write)
     {
         long offset = write.Offset;
         for (int i = write.First; i < write.End; i++)

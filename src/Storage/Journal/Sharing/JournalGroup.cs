@@ -16,8 +16,9 @@ internal sealed class JournalGroup
     private readonly WriteAheadJournal _rootJournal;
     private readonly Guid _rootId;
 
-    // Guards the pending queue, the writers at work, and the group's state (closed, failed). Never held
-    // during a write itself.
+    // Guards the pending queue, the writers at work, the members and their ids, and the group's state (closed,
+    // failed). Never held during a write itself, nor while a branch links a file; taken under no other lock of
+    // the group (a writer takes the root journal's append lock only outside it).
     private readonly Lock _gate = new();
     private readonly List<SharedWriteRequest> _pending = [];
     // Members performing writes now, each with its own batch: at most MaxWritesInFlight.
@@ -25,6 +26,8 @@ internal sealed class JournalGroup
     // Writers still recording branch entries of a write already handed on (Close waits for them).
     private int _linking;
     private bool _closed;
+    // Set under the gate once the group is closed and nothing is left to write or record: what Close waits on.
+    private readonly ManualResetEventSlim _drained = new(initialState: false, spinCount: 0);
     private Exception? _failure;
     private int _members;
     // The environment id of every member (the root's, and each branch's from the moment its header is read), with
@@ -79,8 +82,11 @@ internal sealed class JournalGroup
         }
     }
 
-    /// <summary>Test hooks: points where a test holds the group's writer.</summary>
-    internal JournalGroupTestHooks TestHooks { get; } = new();
+    // Null unless a test asked for hooks: production pays one null check at each hook point.
+    private JournalGroupTestHooks? _testingHooks;
+
+    /// <summary>Points where a test holds the group's writer (created on first use; tests only).</summary>
+    internal JournalGroupTestHooks ForTestingPurposesOnly() => _testingHooks ??= new();
 
     /// <summary>A branch in <paramref name="directory"/> joins (its id is claimed once its header is read); null if the group is closed (its root is closing).</summary>
     public GroupMembership? TryJoin(string directory)
@@ -118,7 +124,7 @@ internal sealed class JournalGroup
 
     /// <summary>
     /// Writes the request's entry in one of the group's next writes and returns once it is durable or failed
-    /// (<see cref="SharedWriteRequest.Error"/>); false if the group is closed (the entry was not written).
+    /// (<see cref="GroupWriteEntry.Error"/>); false if the group is closed (the entry was not written).
     /// A failure of the root's journal other than a full disk fails the group for good: every later
     /// submission fails with the same error.
     /// </summary>
@@ -183,6 +189,7 @@ internal sealed class JournalGroup
                     own.Leading = false;
                     HandOnTurn();
                 }
+                SignalIfDrained();
             }
             if (branchesWritten)
                 RecordBranchEntries(batch, own);
@@ -209,7 +216,7 @@ internal sealed class JournalGroup
     {
         try
         {
-            TestHooks.WriteStarting?.Invoke(batch.Count);
+            _testingHooks?.WriteStarting?.Invoke(batch.Count);
             _rootJournal.AppendGroup(batch, _rootId, own.Write);
         }
         catch (Exception e)
@@ -238,7 +245,7 @@ internal sealed class JournalGroup
                 request.Complete();
         }
         batch.RemoveRange(toRecord, batch.Count - toRecord);
-        TestHooks.WriteSettled?.Invoke();
+        _testingHooks?.WriteSettled?.Invoke();
         return fatal;
     }
 
@@ -287,7 +294,7 @@ internal sealed class JournalGroup
             {
                 try
                 {
-                    TestHooks.BranchEntryRecording?.Invoke(request);
+                    _testingHooks?.BranchEntryRecording?.Invoke(request);
                     request.Position = request.Member.RecordLinked(request.WrittenInto!, request.End, request.TransactionId);
                 }
                 catch (IOException e)
@@ -322,6 +329,7 @@ internal sealed class JournalGroup
                     _failure = broken;
                 if (_failure is not null)
                     FailPending();
+                SignalIfDrained();
             }
         }
     }
@@ -350,20 +358,26 @@ internal sealed class JournalGroup
 
     /// <summary>
     /// The root is closing: no new submissions (members write their own journals from now on). Returns once
-    /// the write under way, if any, and everything already pending are written and recorded.
+    /// the write under way, if any, and everything already pending are written and recorded: it blocks on a
+    /// signal the last writer to finish sets, with no polling.
     /// </summary>
     public void Close()
     {
-        var waiter = new SpinWait();
-        while (true)
+        lock (_gate)
         {
-            lock (_gate)
-            {
-                _closed = true;
-                if (_writers == 0 && _pending.Count == 0 && _linking == 0)
-                    return;
-            }
-            waiter.SpinOnce(sleep1Threshold: 1);
+            _closed = true;
+            SignalIfDrained();
+            if (_drained.IsSet)
+                return;
         }
+        _testingHooks?.CloseWaiting?.Invoke();
+        _drained.Wait();
+    }
+
+    /// <summary>Under the gate: once the group is closed and no writer has anything left to write or record, Close may return.</summary>
+    private void SignalIfDrained()
+    {
+        if (_closed && _writers == 0 && _pending.Count == 0 && _linking == 0)
+            _drained.Set();
     }
 }

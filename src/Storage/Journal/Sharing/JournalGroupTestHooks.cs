@@ -2,7 +2,8 @@ namespace Cairn.Journal.Sharing;
 
 /// <summary>
 /// Test hooks of a <see cref="JournalGroup"/>, each run on the group's writer at a point where a test holds it
-/// to make an interleaving of commits deterministic. Null (the default) in production.
+/// to make an interleaving of commits deterministic. The group creates them only when a test asks
+/// (<see cref="JournalGroup.ForTestingPurposesOnly"/>): in production there are none.
 /// </summary>
 internal sealed class JournalGroupTestHooks
 {
@@ -17,4 +18,7 @@ internal sealed class JournalGroupTestHooks
 
     /// <summary>Before a branch's written entry is recorded (its file linked, the entry noted).</summary>
     public Action<SharedWriteRequest>? BranchEntryRecording { get; set; }
+
+    /// <summary>On the closing thread, when <see cref="JournalGroup.Close"/> found work in flight and is about to wait for it.</summary>
+    public Action? CloseWaiting { get; set; }
 }

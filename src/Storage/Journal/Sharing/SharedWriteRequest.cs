@@ -5,9 +5,10 @@ namespace Cairn.Journal.Sharing;
 /// <summary>
 /// One environment's prepared journal entry waiting for its journal group's next write, and what became of
 /// it. Each member of a group owns one and reuses it: an environment has at most one entry in flight (its
-/// one writer, or its merger, which writes one transaction at a time).
+/// one writer, or its merger, which writes one transaction at a time). What the root's journal reads and reports
+/// is its <see cref="GroupWriteEntry"/> part.
 /// </summary>
-internal sealed unsafe class SharedWriteRequest : IDisposable
+internal sealed unsafe class SharedWriteRequest : GroupWriteEntry, IDisposable
 {
     // Set when the request is completed or its submitter is made the group's writer; waited on by the submitter.
     private readonly ManualResetEventSlim _signal = new(false, spinCount: 20);
@@ -23,30 +24,11 @@ internal sealed unsafe class SharedWriteRequest : IDisposable
     /// <summary>A writer of the group took the request into its batch (under the group's gate).</summary>
     public bool Taken { get; set; }
 
-    public byte* Entry { get; private set; }
-
-    public long Length { get; private set; }
-
-    public long TransactionId { get; private set; }
-
     /// <summary>Where the entry ends in the member's own journal numbering, once written (and, for a branch, linked).</summary>
     public JournalPosition Position { get; set; }
 
-    /// <summary>The write failed: the entry is not durable (and not replayable: its first block was wiped, or the root failed for good).</summary>
-    public Exception? Error { get; set; }
-
     /// <summary>The entry is durable in the root's file but the branch could not link that file: the branch writes the entry itself.</summary>
     public Exception? LinkError { get; set; }
-
-    /// <summary>The root file the entry went into, and the span of the write that carried it (for the member's IO stats).</summary>
-    public JournalFile? WrittenInto { get; set; }
-
-    /// <summary>Where the entry ends in <see cref="WrittenInto"/>.</summary>
-    public long End { get; set; }
-
-    public long WriteStartTimestamp { get; set; }
-
-    public long WriteEndTimestamp { get; set; }
 
     /// <summary>The request's submitter is one of the group's writers (it submitted while a writer's place was free, or was handed one).</summary>
     public bool Leading { get; set; }
@@ -59,14 +41,9 @@ internal sealed unsafe class SharedWriteRequest : IDisposable
     public void Prepare(JournalGroupMember member, byte* entry, long length, long transactionId)
     {
         Member = member;
-        Entry = entry;
-        Length = length;
-        TransactionId = transactionId;
+        PrepareEntry(member.EnvironmentId, entry, length, transactionId);
         Position = default;
-        Error = null;
         LinkError = null;
-        WrittenInto = null;
-        End = 0;
         Taken = false;
         Leading = false;
         _completed = false;

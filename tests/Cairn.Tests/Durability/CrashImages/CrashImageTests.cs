@@ -85,12 +85,12 @@ public class CrashImageTests(ITestOutputHelper output)
                 acknowledged.Add((i, recording.Count));
                 if (i == crashAt)
                 {
-                    env.SimulateProcessCrash();
+                    env.ForTestingPurposesOnly().SimulateProcessCrash();
                     env = StorageEnvironment.Open(Busy(live));
                 }
                 // Besides what the background thread does on its own: flushes left unsynced, and checkpoints.
                 if (i % 3 == 0)
-                    env.FlushWithoutSync();
+                    env.ForTestingPurposesOnly().FlushWithoutSync();
                 if (i % 10 == 0)
                     env.Checkpoint();
             }

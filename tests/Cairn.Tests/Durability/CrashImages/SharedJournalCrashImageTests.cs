@@ -307,7 +307,7 @@ public sealed class SharedJournalCrashImageTests(ITestOutputHelper output)
                 Together(leader: 2);
 
                 // Branch a crashes and comes back while the root goes on: it recovers from its links and takes its newest one back.
-                _envs[1]!.SimulateProcessCrash();
+                _envs[1]!.ForTestingPurposesOnly().SimulateProcessCrash();
                 run.Note("branch crashed and reopened");
                 _envs[1] = _envs[Root]!.OpenBranch(Recorded(paths[1]));
                 Rounds(2);
@@ -338,7 +338,7 @@ public sealed class SharedJournalCrashImageTests(ITestOutputHelper output)
             finally
             {
                 for (int k = Names.Length - 1; k >= 0; k--)
-                    _envs[k]?.SimulateProcessCrash();
+                    _envs[k]?.ForTestingPurposesOnly().SimulateProcessCrash();
             }
         }
 

@@ -65,30 +65,4 @@ public sealed partial class StorageEnvironment
         ThrowIfDisposed();
         _journal.Retention.Acknowledge(transactionId);
     }
-
-    /// <summary>
-    /// An incremental backup: writes the committed entries after <paramref name="afterTransactionId"/> (the transaction of a
-    /// full backup, or of the previous incremental one) to <paramref name="destination"/> as a shipped-entries stream
-    /// (<see cref="ShippedEntryStream"/>). Restore: open the full backup with <see cref="OpenReplica"/>, apply each
-    /// incremental file in order with <see cref="ApplyShippedEntries"/>, close it, and open it normally. Returns the last
-    /// transaction written (<paramref name="afterTransactionId"/> when there was nothing newer): the next incremental
-    /// backup starts after it.
-    /// </summary>
-    /// <exception cref="JournalEntriesNotRetainedException">The entries are gone: take a new full backup.</exception>
-    public long BackupIncremental(Stream destination, long afterTransactionId)
-    {
-        ArgumentNullException.ThrowIfNull(destination);
-        long last = afterTransactionId;
-        ShippedEntryStream.Write(destination, Track(ReadJournalEntries(afterTransactionId)));
-        return last;
-
-        IEnumerable<ShippedJournalEntry> Track(IEnumerable<ShippedJournalEntry> entries)
-        {
-            foreach (var entry in entries)
-            {
-                last = entry.TransactionId;
-                yield return entry;
-            }
-        }
-    }
 }

@@ -92,7 +92,7 @@ public sealed class ReplicaEnvironment : IDisposable
     public VerificationReport Verify() => Engine.VerifyWith(loadFreeSpace: true);
 
     /// <summary>
-    /// Applies one shipped entry (from <see cref="StorageEnvironment.ReadJournalEntries"/> of its primary, or received
+    /// Applies one shipped entry (from <see cref="EnvironmentShipping.ReadJournalEntries"/> of its primary, or received
     /// bytes) as the replica's next transaction. It must be this environment's, of exactly
     /// <see cref="LastAppliedTransactionId"/> + 1, and validate; it is then durable in the replica's journal before readers
     /// see it, whole. Refused entries change nothing.

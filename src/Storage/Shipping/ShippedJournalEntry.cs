@@ -5,7 +5,7 @@ namespace Cairn.Shipping;
 /// <summary>
 /// One committed transaction as the journal holds it: the engine's own self-validating journal entry
 /// (header, page records, padding to 4 KiB), with the transaction id and environment id its header
-/// states. <see cref="StorageEnvironment.ReadJournalEntries"/> hands out validated ones; an entry built
+/// states. <see cref="EnvironmentShipping.ReadJournalEntries"/> hands out validated ones; an entry built
 /// from received bytes is validated by its constructor, and again when a replica applies it.
 /// </summary>
 public sealed class ShippedJournalEntry

@@ -4,7 +4,7 @@ namespace Cairn.Cli;
 
 /// <summary>
 /// Opens an environment the way every command looks at one. Commands that inspect (info, verify, dump, iostats)
-/// open it read-only (<see cref="StorageEnvironment.OpenReadOnly(StorageOptions)"/>): nothing on disk changes, an
+/// open it read-only (<see cref="ReadOnlyEnvironment.Open(StorageOptions)"/>): nothing on disk changes, an
 /// environment that was not closed cleanly is recovered in memory only, and one that another process has open is
 /// refused. A backup opens it as an application does (<see cref="RunWritable"/>).
 /// </summary>
@@ -29,7 +29,7 @@ internal static class EnvironmentAccess
     {
         ReadOnlyEnvironment environment;
         using (Progress.Start(context, $"opening {directory} read-only (replaying its journals in memory if it was not closed cleanly)"))
-            environment = StorageEnvironment.OpenReadOnly(new StorageOptions(directory));
+            environment = ReadOnlyEnvironment.Open(new StorageOptions(directory));
         using (environment)
             return body(environment);
     }

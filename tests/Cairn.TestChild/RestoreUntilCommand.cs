@@ -11,7 +11,7 @@ public static class RestoreUntilCommand
     {
         using var file = File.OpenRead(backup);
         using var stream = new PausingStream(file, pauseAt);
-        StorageEnvironment.Restore(stream, target);
+        EnvironmentBackup.Restore(stream, target);
         Console.WriteLine("restored");
         return 0;
     }

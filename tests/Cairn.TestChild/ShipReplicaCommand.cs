@@ -12,7 +12,7 @@ public static class ShipReplicaCommand
 {
     public static int Run(string replicaDirectory, string spool)
     {
-        using var replica = StorageEnvironment.OpenReplica(new ReplicaOptions(new StorageOptions(replicaDirectory)
+        using var replica = ReplicaEnvironment.Open(new ReplicaOptions(new StorageOptions(replicaDirectory)
         {
             MaxFlushDelay = TimeSpan.FromMilliseconds(20),
             SyncInterval = TimeSpan.FromMilliseconds(20),

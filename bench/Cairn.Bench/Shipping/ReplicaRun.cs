@@ -37,9 +37,9 @@ public static class ReplicaRun
             Copy(primaryPath, alonePath);
             Copy(primaryPath, batchedPath);
             using var primary = StorageEnvironment.Open(new StorageOptions(primaryPath) { JournalRetentionBytes = 4L << 30 });
-            using var live = StorageEnvironment.OpenReplica(new ReplicaOptions(livePath));
-            using var alone = StorageEnvironment.OpenReplica(new ReplicaOptions(alonePath));
-            using var batched = StorageEnvironment.OpenReplica(new ReplicaOptions(batchedPath));
+            using var live = ReplicaEnvironment.Open(new ReplicaOptions(livePath));
+            using var alone = ReplicaEnvironment.Open(new ReplicaOptions(alonePath));
+            using var batched = ReplicaEnvironment.Open(new ReplicaOptions(batchedPath));
             output.WriteLine("round | txs | primary tx/s | primary ops/s | live lag median / max (txs) | catch-up ms | Apply tx/s | Apply / commit | ApplyBatch tx/s | ApplyBatch / commit");
             output.WriteLine("--- | --- | --- | --- | --- | --- | --- | --- | --- | ---");
             var ratios = new List<double>();
@@ -76,7 +76,7 @@ public static class ReplicaRun
     private readonly record struct RoundResult(long Transactions, double CommitRate, double OpsRate, long LagMedian, long LagMax, double CatchUpMs,
         double ApplyRate, double BatchRate);
 
-    private static RoundResult RunRound(StorageEnvironment primary, StorageEnvironment live, StorageEnvironment alone, StorageEnvironment batched, int ops, int callers, int valueSize, int round)
+    private static RoundResult RunRound(StorageEnvironment primary, ReplicaEnvironment live, ReplicaEnvironment alone, ReplicaEnvironment batched, int ops, int callers, int valueSize, int round)
     {
         long first = primary.LastCommittedTransactionId;
         var lags = new List<long>();
@@ -147,7 +147,7 @@ public static class ReplicaRun
             Stopwatch.GetElapsedTime(committed, caughtUpAt).TotalMilliseconds, entries.Count / applySeconds, entries.Count / batchSeconds);
     }
 
-    private static bool Same(StorageEnvironment a, StorageEnvironment b)
+    private static bool Same(StorageEnvironment a, ReplicaEnvironment b)
     {
         using var ta = a.BeginRead();
         using var tb = b.BeginRead();

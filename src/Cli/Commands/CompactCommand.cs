@@ -30,7 +30,7 @@ internal static class CompactCommand
                     throw new CliFailure(ExitCodes.IoFailure, $"{dir}: not a Cairn environment (no {StorageEnvironment.DataFileName}); nothing was opened or created");
                 BackupResult result;
                 using (Progress.Start(context, $"compacting {dir} into {dest}"))
-                    result = StorageEnvironment.Compact(dir, dest);
+                    result = EnvironmentBackup.Compact(dir, dest);
                 context.Output.WriteLine(BackupCommand.Describe("compacted", dir, dest, result));
                 return ExitCodes.Success;
             });

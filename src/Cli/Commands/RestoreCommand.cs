@@ -33,7 +33,7 @@ internal static class RestoreCommand
                 BackupResult result;
                 using (var stream = new FileStream(from, FileMode.Open, FileAccess.Read, FileShare.Read, 1 << 20))
                 using (Progress.Start(context, $"restoring {from} into {dir}"))
-                    result = StorageEnvironment.Restore(stream, dir);
+                    result = EnvironmentBackup.Restore(stream, dir);
                 context.Output.WriteLine(BackupCommand.Describe("restored", from, dir, result));
                 return ExitCodes.Success;
             });

@@ -1,6 +1,6 @@
 namespace Cairn;
 
-/// <summary>How <see cref="StorageEnvironment.Backup(string, BackupOptions?, CancellationToken)"/> copies an environment.</summary>
+/// <summary>How <see cref="EnvironmentBackup.Backup(StorageEnvironment, string, BackupOptions?, CancellationToken)"/> copies an environment.</summary>
 public sealed class BackupOptions
 {
     /// <summary>

@@ -4,11 +4,12 @@ using Cairn.Opening;
 using Cairn.Paging;
 using Cairn.Transactions;
 using Cairn.Verification;
+using Microsoft.Extensions.Logging.Abstractions;
 
 namespace Cairn;
 
 /// <summary>
-/// An environment opened read-only (<see cref="StorageEnvironment.OpenReadOnly(StorageOptions)"/>): what inspecting
+/// An environment opened read-only (<see cref="Open(StorageOptions)"/>): what inspecting
 /// tools use. It has no write members. Opening it changes nothing on disk: no file is created, written, cut,
 /// renamed or deleted, no journal link is released. An environment that was not closed cleanly is recovered in
 /// memory only: the replayed pages are served to readers over the data file as it is, and nothing is flushed.
@@ -44,6 +45,31 @@ public sealed class ReadOnlyEnvironment : IDisposable, IReadHost
             JournalTail = new JournalTailDamage(tail.FilePath, tail.Offset, tail.TransactionId, tail.Problem);
         _standing = new EnvironmentStanding(directory, _dataFile.FilePath, Path.Combine(directory, Journal.Files.JournalFileName.DirectoryName),
             EnvironmentId, LastSyncedTransactionId, LastSyncedTransactionId, TransactionsReplayedAtOpen);
+    }
+
+    /// <summary>Opens the environment in <paramref name="directoryPath"/> read-only, with default options (see <see cref="Open(StorageOptions)"/>).</summary>
+    public static ReadOnlyEnvironment Open(string directoryPath) => Open(new StorageOptions(directoryPath));
+
+    /// <summary>
+    /// Opens an existing environment read-only, changing nothing on disk (<see cref="ReadOnlyEnvironment"/>). An
+    /// environment that was not closed cleanly is recovered in memory. Of the options, only those of opening and
+    /// reading apply: <see cref="StorageOptions.DirectoryPath"/>, <see cref="StorageOptions.LockWaitTimeout"/>,
+    /// <see cref="StorageOptions.MaxScratchBytes"/> (the memory the replayed pages may take) and
+    /// <see cref="StorageOptions.LoggerFactory"/>.
+    /// </summary>
+    /// <exception cref="EnvironmentNotFoundException">No such directory, or no data file in it (nothing is created).</exception>
+    /// <exception cref="EnvironmentLockedException">A process (or an instance in this one) has it open, read-only or not.</exception>
+    /// <exception cref="ReadOnlyOpenRefusedException">Opening it would need a change on disk (the reason says which).</exception>
+    /// <exception cref="JournalCorruptionException">A journal is damaged where recovery needs it (the message names the file and offset).</exception>
+    /// <exception cref="PageCorruptionException">A page does not validate.</exception>
+    /// <exception cref="StorageFormatException">The data file is not a Cairn data file of this format, or both header copies are damaged.</exception>
+    public static ReadOnlyEnvironment Open(StorageOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        StorageOptionsValidation.Validate(options);
+        var logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger(StorageEnvironment.LogCategory);
+        var opened = ReadOnlyOpener.Open(options.DirectoryPath, StorageEnvironment.DataFileName, options.LockWaitTimeout, options.MaxScratchBytes, logger);
+        return new ReadOnlyEnvironment(options.DirectoryPath, opened);
     }
 
     /// <summary>The environment's directory.</summary>

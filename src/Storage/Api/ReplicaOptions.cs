@@ -1,6 +1,6 @@
 namespace Cairn;
 
-/// <summary>How to open a read-only replica (<see cref="StorageEnvironment.OpenReplica"/>): the environment options of its directory.</summary>
+/// <summary>How to open a read-only replica (<see cref="ReplicaEnvironment.Open"/>): the environment options of its directory.</summary>
 public sealed class ReplicaOptions
 {
     /// <summary>A replica in <paramref name="directoryPath"/> (a full backup of the primary), every setting at its default.</summary>

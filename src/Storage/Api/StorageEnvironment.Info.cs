@@ -13,8 +13,8 @@ public sealed partial class StorageEnvironment
     {
         ThrowIfDisposed();
         using var tx = BeginRead();
-        int branches = BranchCount;
-        var role = IsBranch ? SharedJournalRole.Branch : branches > 0 ? SharedJournalRole.Root : SharedJournalRole.None;
+        int branches = _groupSeat.BranchCount;
+        var role = _groupSeat.IsBranch ? SharedJournalRole.Branch : branches > 0 ? SharedJournalRole.Root : SharedJournalRole.None;
         // The waiting list is read after the snapshot was pinned, so it may hold pages that later commits freed.
         return EnvironmentInfoReader.Read(tx, _states.WaitingPages(), new EnvironmentStanding(DirectoryPath, DataFilePath, _journal.DirectoryPath,
             EnvironmentId, _flusher.FlushedUpTo, _flusher.SyncedUpTo, _transactionsReplayedAtOpen, role, branches, SharesRootJournal));

@@ -5,22 +5,19 @@ namespace Cairn;
 
 public sealed partial class StorageEnvironment
 {
-    // Guards creating this environment's journal group (on the first OpenBranch) against a concurrent close.
-    private readonly Lock _groupGate = new();
-    // As a root: the group its branches write through (null until the first branch).
-    private JournalGroup? _group;
-    private bool _groupClosed;
-    // As a branch: its place in its root's group (null once it left).
-    private GroupMembership? _membership;
-
     /// <summary>The environment's identity, written in its data file and in every journal entry it commits.</summary>
     public Guid EnvironmentId { get; }
 
-    /// <summary>Whether this environment was opened as a branch of another (<see cref="OpenBranch"/>).</summary>
-    public bool IsBranch => !_journalMember.IsRoot;
+    /// <summary>
+    /// This environment's role in a journal group: <see cref="SharedJournalRole.Branch"/> if it was opened with
+    /// <see cref="OpenBranch"/>, <see cref="SharedJournalRole.Root"/> while branches are open on it,
+    /// <see cref="SharedJournalRole.None"/> otherwise.
+    /// </summary>
+    public SharedJournalRole JournalGroupRole
+        => _groupSeat.IsBranch ? SharedJournalRole.Branch : _groupSeat.BranchCount > 0 ? SharedJournalRole.Root : SharedJournalRole.None;
 
-    /// <summary>Whether this branch's commits still go through its root's journal (false once it fell back to its own).</summary>
-    public bool SharesRootJournal => !_journalMember.IsRoot && _journalMember.Sharing;
+    /// <summary>Whether this branch's commits still go through its root's journal (false once it fell back to its own, and on any other role).</summary>
+    public bool SharesRootJournal => _groupSeat.SharesRootJournal;
 
     /// <summary>
     /// Opens (creating if needed) the environment in <paramref name="options"/>' directory as a branch of this
@@ -40,21 +37,12 @@ public sealed partial class StorageEnvironment
     {
         ArgumentNullException.ThrowIfNull(options);
         ThrowIfDisposed();
-        ThrowIfReplica("OpenBranch");
-        if (IsBranch)
+        if (_groupSeat.IsBranch)
             throw new InvalidOperationException($"'{DirectoryPath}' is a branch of a journal group; a branch cannot have branches of its own.");
         if (string.Equals(Path.GetFullPath(options.DirectoryPath), Path.GetFullPath(DirectoryPath), StringComparison.Ordinal))
             throw new ArgumentException($"A branch needs a directory of its own, not its root's ('{DirectoryPath}').", nameof(options));
-        GroupMembership membership;
-        lock (_groupGate)
-        {
-            ThrowIfDisposed();
-            if (_groupClosed)
-                throw new ObjectDisposedException(nameof(StorageEnvironment), $"'{DirectoryPath}' is closing.");
-            _group ??= CreateGroup();
-            membership = _group.TryJoin(options.DirectoryPath)
-                ?? throw new ObjectDisposedException(nameof(StorageEnvironment), $"'{DirectoryPath}' is closing.");
-        }
+        var membership = _groupSeat.TryJoin(options.DirectoryPath)
+            ?? throw new ObjectDisposedException(nameof(StorageEnvironment), $"'{DirectoryPath}' is closing.");
         try
         {
             var branch = Open(options, membership);
@@ -69,34 +57,6 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>Branches open on this root.</summary>
-    internal int BranchCount
-    {
-        get
-        {
-            lock (_groupGate)
-                return _group?.BranchCount ?? 0;
-        }
-    }
+    internal int BranchCount => _groupSeat.BranchCount;
 
-    private JournalGroup CreateGroup()
-    {
-        var group = new JournalGroup(_journal, EnvironmentId, DirectoryPath, _options.JournalGroupMaxEntriesPerWrite, _options.JournalGroupMaxBytesPerWrite,
-            _options.JournalGroupMaxWritesInFlight);
-        _journalMember.Attach(group);
-        return group;
-    }
-
-    /// <summary>As a root that is closing: branches write their own journals from now on; what is pending is written first.</summary>
-    private void CloseJournalGroup()
-    {
-        JournalGroup? group;
-        lock (_groupGate)
-        {
-            _groupClosed = true;
-            group = _group;
-        }
-        group?.Close();
-    }
-
-    private void LeaveJournalGroup() => Interlocked.Exchange(ref _membership, null)?.Leave();
 }

@@ -10,23 +10,11 @@ public sealed partial class StorageEnvironment
     private void StartMetrics()
     {
         string name = _options.Name ?? Path.GetFullPath(_options.DirectoryPath);
-        _metrics = new EnvironmentMetrics(CairnInstruments.For(_options.MeterFactory), name, new Gauges(this));
+        _metrics = new EnvironmentMetrics(CairnInstruments.For(_options.MeterFactory), name, new EnvironmentGauges(this));
         IoStats.Metrics = _metrics;
         _mergerStatistics.Metrics = _metrics;
     }
 
-    /// <summary>What the observable gauges read; private so the gauge interface stays out of the public surface.</summary>
-    private sealed class Gauges(StorageEnvironment environment) : IEnvironmentGaugeSource
-    {
-        public long ScratchBytesInUse => environment.ScratchBytesInUse;
-
-        public long MergerQueueDepth => Volatile.Read(ref environment._merger)?.Queue.Depth ?? 0;
-
-        public long JournalBytesOnDisk => environment.JournalBytesOnDisk;
-
-        public double OldestReaderAgeSeconds =>
-            environment._states.Readers.OldestReadStartedAt() is long started
-                ? Math.Max(0, System.Environment.TickCount64 - started) / 1000.0
-                : 0;
-    }
+    /// <summary>Operations waiting in the merger's queue (0 before the first <c>WriteAsync</c>), for the gauges.</summary>
+    internal long MergerQueueDepth => Volatile.Read(ref _merger)?.Queue.Depth ?? 0;
 }

@@ -16,14 +16,7 @@ public sealed partial class StorageEnvironment
     internal sealed class TestHooks(StorageEnvironment environment)
     {
         /// <summary>The group this root's branches write through (null before its first branch), to hold its writes.</summary>
-        public JournalGroup? Group
-        {
-            get
-            {
-                lock (environment._groupGate)
-                    return environment._group;
-            }
-        }
+        public JournalGroup? Group => environment._groupSeat.Group;
 
         /// <summary>This environment's own journal (a root's group writes go through it), to inject failures.</summary>
         public WriteAheadJournal Journal => environment._journal;

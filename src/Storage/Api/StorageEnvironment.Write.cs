@@ -19,7 +19,6 @@ public sealed partial class StorageEnvironment
     /// </remarks>
     /// <exception cref="InvalidOperationException">Called from inside a merged operation (it would wait for itself).</exception>
     /// <exception cref="ObjectDisposedException">The environment is closing or closed.</exception>
-    /// <exception cref="ReplicaReadOnlyException">This environment is a replica (<see cref="OpenReplica"/>).</exception>
 #pragma warning disable RS0026 // as for WriteAsync: the optional CancellationToken is .NET's own pattern; the overloads differ in their delegate
     public void Write<TState>(TState state, Action<WriteTransaction, TState> operation, CancellationToken cancellationToken = default)
 #pragma warning restore RS0026
@@ -37,7 +36,6 @@ public sealed partial class StorageEnvironment
     /// </summary>
     /// <exception cref="InvalidOperationException">Called from inside a merged operation (it would wait for itself).</exception>
     /// <exception cref="ObjectDisposedException">The environment is closing or closed.</exception>
-    /// <exception cref="ReplicaReadOnlyException">This environment is a replica (<see cref="OpenReplica"/>).</exception>
 #pragma warning disable RS0026 // as above
     public TResult Write<TState, TResult>(TState state, Func<WriteTransaction, TState, TResult> operation, CancellationToken cancellationToken = default)
 #pragma warning restore RS0026
@@ -52,7 +50,6 @@ public sealed partial class StorageEnvironment
     /// <summary>The merger's queue, after the checks a blocked caller gets as exceptions at once.</summary>
     private MergerQueue<WriteTransaction> BlockingQueue(CancellationToken cancellationToken)
     {
-        ThrowIfReplica("Write");
         var merger = Merger;
         if (merger.IsMergerThread)
             throw new InvalidOperationException("Write was called from inside a merged operation, which would wait for itself: do the work in the operation's own transaction.");

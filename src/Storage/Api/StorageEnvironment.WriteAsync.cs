@@ -34,7 +34,6 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
 #pragma warning restore RS0026
     {
         ArgumentNullException.ThrowIfNull(operation);
-        ThrowIfReplica("WriteAsync");
         var queue = Merger.Queue;
         if (cancellationToken.IsCancellationRequested)
             return ValueTask.FromCanceled(cancellationToken);
@@ -57,7 +56,6 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
 #pragma warning restore RS0026
     {
         ArgumentNullException.ThrowIfNull(operation);
-        ThrowIfReplica("WriteAsync");
         var queue = Merger.Queue;
         if (cancellationToken.IsCancellationRequested)
             return ValueTask.FromCanceled<TResult>(cancellationToken);

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Cairn.Backups;
 using Cairn.Commit;
 using Cairn.Diagnostics;
 using Cairn.Errors;
@@ -44,6 +45,8 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly WriteAheadJournal _journal;
     // The write stage's way into the journal: this environment's own, or its journal group's shared writes.
     private readonly JournalGroupMember _journalMember;
+    // Its place in a journal group: a root's group, or a branch's membership.
+    private readonly JournalGroupSeat _groupSeat;
     private readonly FailureLatch _failure;
     private readonly StatePublisher _states;
     private readonly ScratchBudget _budget;
@@ -61,10 +64,8 @@ public sealed partial class StorageEnvironment : IDisposable
     // What recovery replayed at open, for GetInfo.
     private readonly long _transactionsReplayedAtOpen;
     private int _disposed;
-    // Hot copies (Backup) running now, and whether a close is deciding whether it may go on: Dispose refuses to
-    // close the files under a running copy, and a copy does not start while a close goes on.
-    private int _backupsRunning;
-    private int _closing;
+    // Hot copies (EnvironmentBackup) running now: Dispose refuses to close the files under one, and none starts while a close goes on.
+    private readonly BackupGate _backups = new();
 
     private StorageEnvironment(StorageOptions options, ILogger logger, Opening.OpenedEnvironment opened, GroupMembership? membership = null)
     {
@@ -86,11 +87,9 @@ public sealed partial class StorageEnvironment : IDisposable
             IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId);
         EnvironmentId = opened.Headers.Current.EnvironmentId;
         _journalMember = new JournalGroupMember(_journal, EnvironmentId, isRoot: membership is null, IoStats, logger);
+        _groupSeat = new JournalGroupSeat(_journal, _journalMember, EnvironmentId, options.DirectoryPath, options, membership);
         if (membership is not null)
-        {
-            _membership = membership;
             _journalMember.Attach(membership.Group);
-        }
         _pipeline = new CommitPipeline(_states, _journalMember, _freeSpace, _failure, EnvironmentId, logger, OnPublished,
             new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThreshold ?? Journal.JournalWriterOptions.CompressionDisabled },
             (options.LazyCommitMaxBytes, options.LazyCommitMaxDelay));
@@ -160,11 +159,9 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <exception cref="ScratchMemoryExhaustedException">Scratch memory stayed over its limit for <see cref="StorageOptions.ScratchWaitTimeout"/>.</exception>
     /// <exception cref="EnvironmentFailedException">An earlier I/O failure stopped the environment; reopen it.</exception>
     /// <exception cref="ObjectDisposedException">The environment has been disposed.</exception>
-    /// <exception cref="ReplicaReadOnlyException">This environment is a replica (<see cref="OpenReplica"/>).</exception>
     public WriteTransaction BeginWrite(TimeSpan timeout)
     {
         ThrowIfDisposed();
-        ThrowIfReplica("BeginWrite");
         _failure.ThrowIfFailed();
         if (!_writer.TryAcquire(timeout))
             throw new WriteTransactionTimeoutException(timeout);
@@ -236,8 +233,12 @@ public sealed partial class StorageEnvironment : IDisposable
         _writer.StopWriting();
     }
 
+    /// <summary>The components <see cref="ReplicaEnvironment"/> and <see cref="EnvironmentBackup"/> work through.</summary>
+    internal EngineParts Parts => new(_options, _logger, _states, _scratch, _journal, _dataFile, _headers, _writer, _failure, _flusher,
+        _pipeline, _metrics, _backups);
+
     /// <summary>After every published commit: the journal prepares its next file, the flusher learns there is work.</summary>
-    private void OnPublished()
+    internal void OnPublished()
     {
         RequestSpareJournal();
         _flusher.OnPublished();
@@ -261,8 +262,8 @@ public sealed partial class StorageEnvironment : IDisposable
     /// each journal once the data file and header are past it, so it needs room for about one journal's pages.
     /// </summary>
     /// <remarks>
-    /// While a backup runs (<see cref="Backup(string, BackupOptions?, CancellationToken)"/>, and the stream and
-    /// compacting forms) the checkpoint flushes, syncs and records the synced transaction in both header copies as
+    /// While a backup runs (<see cref="EnvironmentBackup.Backup(StorageEnvironment, string, BackupOptions?, CancellationToken)"/>,
+    /// and the stream and compacting forms) the checkpoint flushes, syncs and records the synced transaction in both header copies as
     /// always, but deletes only the journals whose transactions all lie at or before the synced transaction the
     /// oldest running backup started from (the backup copies every journal after it); the rest it covered go when the
     /// last running backup ends. No checkpoint goes journal by journal while a backup runs.
@@ -300,7 +301,11 @@ public sealed partial class StorageEnvironment : IDisposable
     /// one of in use, free, or freed but waiting for readers. Holds the write lock while it runs.
     /// Throws <see cref="VerificationException"/> listing every problem.
     /// </summary>
-    public VerificationReport Verify()
+    public VerificationReport Verify() => VerifyWith(loadFreeSpace: false);
+
+    /// <param name="loadFreeSpace">Check against the free-space map the state's bitmap pages hold, not the in-memory one: a
+    /// replica's engine never allocates, so its in-memory map is the one it opened with (the applied entries carry the bitmap pages).</param>
+    internal VerificationReport VerifyWith(bool loadFreeSpace)
     {
         ThrowIfDisposed();
         if (!_writer.TryAcquire(_options.WriteTransactionTimeout))
@@ -309,8 +314,7 @@ public sealed partial class StorageEnvironment : IDisposable
         {
             _writer.Reclaim();
             using var tx = BeginRead();
-            // A replica never allocates, so its free-space mirror is the one it opened with; the applied entries carry the bitmap pages.
-            var freeSpace = _replica is null ? _freeSpace
+            var freeSpace = !loadFreeSpace ? _freeSpace
                 : FreeSpaceMap.Load(tx.Low, tx.Low.State.FreeSpaceDirectoryPage, tx.Low.State.NextPageNumber);
             return EnvironmentVerifier.Verify(tx.Low, freeSpace, _states.WaitingPages(), _dataFile.FilePath).ToReport();
         }
@@ -320,7 +324,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
     }
 
-    private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+    internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
 
     /// <summary>Readers other than the writer's and the flusher's own slots.</summary>
     private int OpenReaders(bool writerOpen)
@@ -345,18 +349,18 @@ public sealed partial class StorageEnvironment : IDisposable
             return;
         if (_userWriterOpen)
             throw new LiveTransactionsException(OpenReaders(writerOpen: true), writer: true);
-        ThrowIfBackupRunning();
+        _backups.BeginClose();
         // First, because the merger holds the write lock while it works: every queued operation commits.
         StopMerger();
         WriteLazyCommitsForClose();
-        CloseJournalGroup();
+        _groupSeat.Close();
         bool writerOpen = !_writer.TryAcquire(TimeSpan.Zero);
         int readers = OpenReaders(writerOpen);
         if (readers > 0 || writerOpen)
         {
             if (!writerOpen)
                 _writer.Release();
-            Volatile.Write(ref _closing, 0); // still open: backups may start again
+            _backups.CancelClose(); // still open: backups may start again
             throw new LiveTransactionsException(readers, writerOpen);
         }
         if (Interlocked.Exchange(ref _disposed, 1) != 0)
@@ -370,21 +374,6 @@ public sealed partial class StorageEnvironment : IDisposable
         {
             Log.EnvironmentClosed(_logger, DirectoryPath, _states.Current.TransactionId, how);
             ReleaseResources();
-        }
-    }
-
-    /// <summary>
-    /// A backup copies this environment's files: closing them under it would fail the copy with an I/O error. From
-    /// here on no backup starts (<see cref="CopyHot"/> counts itself, then checks the flag; this sets the flag, then
-    /// counts: one of the two sees the other).
-    /// </summary>
-    private void ThrowIfBackupRunning()
-    {
-        Interlocked.Exchange(ref _closing, 1);
-        if (Volatile.Read(ref _backupsRunning) is > 0 and var backups)
-        {
-            Volatile.Write(ref _closing, 0);
-            throw new BackupRunningException(backups);
         }
     }
 
@@ -408,10 +397,9 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         _pipeline.Queue.Dispose(); // what is still queued is lost, as a crash would lose it (a clean close wrote it)
         _metrics.Dispose();
-        CloseJournalGroup();
-        LeaveJournalGroup();
+        _groupSeat.Close();
+        _groupSeat.Leave();
         _merger?.Dispose();
-        _replica?.Dispose();
         _flusher.Dispose();
         _readContexts.Clear();
         _states.ReleaseAll();

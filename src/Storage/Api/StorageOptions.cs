@@ -162,8 +162,8 @@ public sealed class StorageOptions
 
     /// <summary>
     /// Journal shipping (replicas, incremental backups): keeps journals past the data-file sync until a consumer
-    /// acknowledges their transactions (<see cref="StorageEnvironment.AcknowledgeShipped"/>), so
-    /// <see cref="StorageEnvironment.ReadJournalEntries"/> can still hand them out. At most this many bytes of synced
+    /// acknowledges their transactions (<see cref="EnvironmentShipping.AcknowledgeShipped"/>), so
+    /// <see cref="EnvironmentShipping.ReadJournalEntries"/> can still hand them out. At most this many bytes of synced
     /// journals are kept for the consumer: past it the oldest go anyway (logged, event 1205; writers never wait and the
     /// environment never fails for a slow consumer), and a consumer asking for entries in them gets
     /// <see cref="JournalEntriesNotRetainedException"/> and needs a new full backup. The retention survives a restart

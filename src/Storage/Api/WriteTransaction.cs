@@ -62,7 +62,7 @@ public sealed class WriteTransaction : ReadTransaction
     /// <see cref="StorageEnvironment.Write{TState}(TState, Action{WriteTransaction, TState}, CancellationToken)"/>) reads
     /// here the id of the transaction it ends up in (every operation of a batch reads the same one). It is the id
     /// <see cref="StorageEnvironment.LastCommittedTransactionId"/>, <see cref="BackupResult.TransactionId"/>, shipped
-    /// entries and a replica's <see cref="StorageEnvironment.LastAppliedTransactionId"/> count in: a backup or replica at
+    /// entries and a replica's <see cref="ReplicaEnvironment.LastAppliedTransactionId"/> count in: a backup or replica at
     /// this id or later holds the transaction. A branch numbers its own transactions. A transaction that changes
     /// nothing commits no transaction of its own (nothing is written; <see cref="Commit()"/> then returns the id it read).
     /// </summary>

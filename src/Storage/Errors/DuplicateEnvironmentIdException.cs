@@ -5,7 +5,7 @@ namespace Cairn;
 /// of the journal group (its root or an open branch): a plain copy or a backup of that member, which keeps its id.
 /// Two members with one id would take each other's entries in the shared journal files for their own, so the branch
 /// is refused before anything of it is read or changed. Open it alone, or make a compacting copy
-/// (<see cref="BackupOptions.Compact"/>, <see cref="StorageEnvironment.Compact"/>): a new environment with an id of its own.
+/// (<see cref="BackupOptions.Compact"/>, <see cref="EnvironmentBackup.Compact"/>): a new environment with an id of its own.
 /// </summary>
 public sealed class DuplicateEnvironmentIdException(string directory, string memberDirectory, Guid environmentId, string rootDirectory)
     : IOException($"'{directory}' cannot join the journal group of '{rootDirectory}': its environment id {environmentId} is already the id of " +

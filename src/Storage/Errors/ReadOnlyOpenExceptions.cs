@@ -1,7 +1,7 @@
 namespace Cairn;
 
 /// <summary>
-/// A read-only open (<see cref="StorageEnvironment.OpenReadOnly(StorageOptions)"/>) found no environment: no such
+/// A read-only open (<see cref="ReadOnlyEnvironment.Open(StorageOptions)"/>) found no environment: no such
 /// directory, or a directory without its data file. Nothing is created.
 /// </summary>
 public sealed class EnvironmentNotFoundException(string directory, string detail)

@@ -21,7 +21,7 @@ public sealed class JournalEntriesNotRetainedException(string directory, long af
 }
 
 /// <summary>
-/// A replica refused a shipped journal entry (<see cref="StorageEnvironment.Apply"/>): it does not follow the
+/// A replica refused a shipped journal entry (<see cref="ReplicaEnvironment.Apply"/>): it does not follow the
 /// replica's last applied transaction, it belongs to another environment, or it is damaged. Nothing of it was
 /// applied; the replica stays usable at <see cref="LastAppliedTransactionId"/>.
 /// </summary>
@@ -75,10 +75,14 @@ public sealed class ShippedEntryFromOtherEnvironmentException(string source, lon
 public sealed class ShippedEntryDamagedException(string source, long lastApplied, long transactionId, string reason)
     : ShippedEntryRefusedException(source, lastApplied, transactionId, reason);
 
-/// <summary>A write was asked of a replica (<see cref="StorageEnvironment.OpenReplica"/>): it changes only by applying shipped entries.</summary>
-public sealed class ReplicaReadOnlyException(string directory, string operation)
+/// <summary>
+/// A local commit was asked of a replica's engine (<see cref="ReplicaEnvironment"/>): it changes only by applying shipped
+/// entries. Internal: <see cref="ReplicaEnvironment"/> has no write member and never hands its engine out, so no caller
+/// can reach it; it fences the commit path should one ever be added.
+/// </summary>
+internal sealed class ReplicaReadOnlyException(string directory, string operation)
     : InvalidOperationException($"The environment in '{directory}' is a read-only replica: {operation} is not allowed. It changes only through Apply and ApplyShippedEntries; " +
-        "close it and open it with StorageEnvironment.Open to promote it.")
+        "promote it with ReplicaEnvironment.Promote to write.")
 {
     /// <summary>The replica's directory.</summary>
     public string Directory { get; } = directory;

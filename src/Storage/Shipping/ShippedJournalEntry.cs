@@ -5,7 +5,7 @@ namespace Cairn.Shipping;
 /// <summary>
 /// One committed transaction as the journal holds it: the engine's own self-validating journal entry
 /// (header, page records, padding to 4 KiB), with the transaction id and environment id its header
-/// states. <see cref="StorageEnvironment.ReadJournalEntries"/> hands out validated ones; an entry built
+/// states. <see cref="EnvironmentShipping.ReadJournalEntries"/> hands out validated ones; an entry built
 /// from received bytes is validated by its constructor, and again when a replica applies it.
 /// </summary>
 public sealed class ShippedJournalEntry
@@ -14,7 +14,7 @@ public sealed class ShippedJournalEntry
     /// An entry from received bytes, validated first: its header and payload hashes, its format and its length. Only a
     /// valid entry gets a <see cref="TransactionId"/> and an <see cref="EnvironmentId"/>, so a damaged one is never
     /// taken for another environment's or an out-of-order entry; whether it is this replica's next is checked when a
-    /// replica applies it (<see cref="StorageEnvironment.Apply"/>).
+    /// replica applies it (<see cref="ReplicaEnvironment.Apply"/>).
     /// </summary>
     /// <param name="data">The whole entry, from its header to the end of its padding.</param>
     /// <exception cref="ShippedEntryDamagedException">The bytes are not one whole, valid journal entry (the message says what does not validate, and where).</exception>

@@ -94,7 +94,7 @@ public class BackupLeakTests
 
             // Both sweep: a restore into the same target (refused, as its stream is not a backup) and a backup of the environment.
             if (places.TargetIsDirectory)
-                Assert.Throws<StorageFormatException>(() => StorageEnvironment.Restore(new MemoryStream(new byte[4096]), places.Target));
+                Assert.Throws<StorageFormatException>(() => EnvironmentBackup.Restore(new MemoryStream(new byte[4096]), places.Target));
             env.Backup(new MemoryStream(), new BackupOptions(), CancellationToken.None);
             env.Backup(new MemoryStream(), new BackupOptions { Compact = true }, CancellationToken.None);
 
@@ -152,7 +152,7 @@ public class BackupLeakTests
                 return BackupContent.ReadAll(Target);
             string restored = dir.File("restored");
             using (var stream = File.OpenRead(Target))
-                StorageEnvironment.Restore(stream, restored);
+                EnvironmentBackup.Restore(stream, restored);
             return BackupContent.ReadAll(restored);
         }
     }

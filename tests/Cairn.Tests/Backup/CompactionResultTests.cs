@@ -34,11 +34,11 @@ public sealed class CompactionResultTests
             using var stream = new MemoryStream();
             var streamed = env.Backup(stream, new BackupOptions { Compact = true }, CancellationToken.None);
             stream.Position = 0;
-            var restored = StorageEnvironment.Restore(stream, dir.File("restored"));
+            var restored = EnvironmentBackup.Restore(stream, dir.File("restored"));
             Assert.Equal(restored.Files, streamed.Files);
             Assert.Equal(FilesIn(dir.File("restored")).Length, restored.Files);
         }
-        var closed = StorageEnvironment.Compact(source, closedCopy);
+        var closed = EnvironmentBackup.Compact(source, closedCopy);
         Assert.Equal([StorageEnvironment.DataFileName], FilesIn(closedCopy));
         Assert.Equal(1, closed.Files);
         Assert.Equal(BytesIn(closedCopy), closed.Bytes);

@@ -52,7 +52,7 @@ public class CompactionTests
             Churn(env);
             expected = BackupContent.ReadAll(env);
         }
-        var compacted = StorageEnvironment.Compact(source, Path.Combine(dir.Path, "compacted"));
+        var compacted = EnvironmentBackup.Compact(source, Path.Combine(dir.Path, "compacted"));
         Assert.True(compacted.Bytes < new FileInfo(Path.Combine(source, StorageEnvironment.DataFileName)).Length);
         BackupContent.AssertEqual(expected, BackupContent.ReadAll(Path.Combine(dir.Path, "compacted")));
 
@@ -60,7 +60,7 @@ public class CompactionTests
         using (var env = StorageEnvironment.Open(new StorageOptions(source)))
             env.Backup(stream, new BackupOptions { Compact = true }, CancellationToken.None);
         stream.Position = 0;
-        StorageEnvironment.Restore(stream, Path.Combine(dir.Path, "restored"));
+        EnvironmentBackup.Restore(stream, Path.Combine(dir.Path, "restored"));
         BackupContent.AssertEqual(expected, BackupContent.ReadAll(Path.Combine(dir.Path, "restored")));
     }
 }

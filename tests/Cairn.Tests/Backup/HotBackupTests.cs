@@ -39,7 +39,7 @@ public class HotBackupTests
         Assert.Equal(result.Bytes, reports[^1].BytesDone);
         Assert.All(reports, r => Assert.True(r.BytesDone <= r.BytesTotal));
         stream.Position = 0;
-        var restore = StorageEnvironment.Restore(stream, target);
+        var restore = EnvironmentBackup.Restore(stream, target);
         Assert.Equal(result.TransactionId, restore.TransactionId);
         Assert.Equal(result.Files, restore.Files);
         BackupContent.AssertEqual(BackupContent.ReadAll(env), BackupContent.ReadAll(target));

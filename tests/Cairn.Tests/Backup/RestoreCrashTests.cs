@@ -30,7 +30,7 @@ public class RestoreCrashTests
         Assert.False(Directory.Exists(target), "the target appears only by the final rename");
         Assert.Single(Directory.GetDirectories(dir.Path, ".target.staging-*")); // what the kill left, under a name nobody opens
         using (var stream = File.OpenRead(backup))
-            StorageEnvironment.Restore(stream, target);
+            EnvironmentBackup.Restore(stream, target);
         BackupContent.AssertEqual(expected, BackupContent.ReadAll(target));
         Assert.Empty(Directory.GetFileSystemEntries(dir.Path, ".target.staging-*")); // the next restore deleted it, and its lock file
     }
@@ -50,7 +50,7 @@ public class RestoreCrashTests
             Assert.NotEmpty(liveFiles);
 
             using (var stream = File.OpenRead(backup))
-                StorageEnvironment.Restore(stream, target);
+                EnvironmentBackup.Restore(stream, target);
 
             BackupContent.AssertEqual(expected, BackupContent.ReadAll(target));
             Assert.Equal(live, Assert.Single(Directory.GetDirectories(dir.Path, ".target.staging-*")));

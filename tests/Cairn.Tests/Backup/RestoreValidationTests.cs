@@ -34,7 +34,7 @@ public class RestoreValidationTests
         File.WriteAllBytes(file, bytes);
         using var stream = File.OpenRead(file);
 
-        var e = Assert.Throws<StorageFormatException>(() => StorageEnvironment.Restore(stream, target));
+        var e = Assert.Throws<StorageFormatException>(() => EnvironmentBackup.Restore(stream, target));
         Assert.Equal(file, e.FilePath);
         Assert.InRange(e.Offset, 0, bytes.Length);
         Assert.Contains("damaged backup", e.Message);
@@ -52,7 +52,7 @@ public class RestoreValidationTests
         string target = Path.Combine(dir.Path, "env");
         using var stream = new MemoryStream(bytes, 0, length);
 
-        var e = Assert.Throws<StorageFormatException>(() => StorageEnvironment.Restore(stream, target));
+        var e = Assert.Throws<StorageFormatException>(() => EnvironmentBackup.Restore(stream, target));
         Assert.Equal("backup stream", e.FilePath);
         Assert.Equal(length, e.Offset);
         Assert.Contains("truncated", e.Message);
@@ -65,7 +65,7 @@ public class RestoreValidationTests
         using var dir = new TestDirectory("restore-trailing");
         string target = Path.Combine(dir.Path, "env");
         using var stream = new MemoryStream([.. s_backup.Value, 0]);
-        var e = Assert.Throws<StorageFormatException>(() => StorageEnvironment.Restore(stream, target));
+        var e = Assert.Throws<StorageFormatException>(() => EnvironmentBackup.Restore(stream, target));
         Assert.Equal(s_backup.Value.Length, e.Offset);
         Assert.False(Directory.Exists(target));
     }
@@ -75,7 +75,7 @@ public class RestoreValidationTests
     {
         using var dir = new TestDirectory("restore-empty-dir");
         using var stream = new MemoryStream(s_backup.Value);
-        var result = StorageEnvironment.Restore(stream, dir.Path);
+        var result = EnvironmentBackup.Restore(stream, dir.Path);
         using var env = StorageEnvironment.Open(new StorageOptions(dir.Path));
         Assert.Equal(result.TransactionId, env.LastCommittedTransactionId);
         env.Verify();

@@ -121,7 +121,7 @@ public sealed class CommittedTransactionIdTests
     /// </summary>
     private static void AssertReplicaFollowsTheIds(StorageEnvironment source, string replicaPath, long backupAt, IReadOnlyDictionary<string, long> acknowledged)
     {
-        using var replica = StorageEnvironment.OpenReplica(new ReplicaOptions(replicaPath));
+        using var replica = ReplicaEnvironment.Open(new ReplicaOptions(replicaPath));
         Assert.Equal(backupAt, replica.LastAppliedTransactionId);
         var byId = acknowledged.GroupBy(p => p.Value).ToDictionary(g => g.Key, g => g.Select(p => p.Key).ToList());
         Assert.All(acknowledged, p => Assert.True(p.Value > backupAt, $"{p.Key} acknowledged with {p.Value}, not after the backup's {backupAt}"));
@@ -135,7 +135,7 @@ public sealed class CommittedTransactionIdTests
         Assert.Equal(source.LastCommittedTransactionId, replica.LastAppliedTransactionId);
     }
 
-    private static void AssertHolds(StorageEnvironment env, List<string> keys, bool expected)
+    private static void AssertHolds(ReplicaEnvironment env, List<string> keys, bool expected)
     {
         using var read = env.BeginRead();
         if (!read.TryOpenTree("t", out var tree))

@@ -57,9 +57,10 @@ public sealed class BranchEnvironmentTests
         {
             using var a = root.OpenBranch(Options(aPath, log));
             using var b = root.OpenBranch(Options(bPath, log));
-            Assert.True(a.IsBranch);
+            Assert.Equal(SharedJournalRole.Branch, a.JournalGroupRole);
             Assert.True(a.SharesRootJournal);
-            Assert.False(root.IsBranch);
+            Assert.Equal(SharedJournalRole.Root, root.JournalGroupRole);
+            Assert.False(root.SharesRootJournal);
             Assert.Equal(2, root.BranchCount);
             Assert.Equal(2, log.WithEventId(1605).Count());
             for (int k = 0; k < 20; k++)

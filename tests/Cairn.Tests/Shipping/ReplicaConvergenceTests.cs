@@ -25,7 +25,7 @@ public class ReplicaConvergenceTests
             MaxFlushDelay = TimeSpan.FromMilliseconds(50),
             SyncInterval = TimeSpan.FromMilliseconds(50),
         });
-        using var replica = StorageEnvironment.OpenReplica(new ReplicaOptions(new StorageOptions(dir.File("replica")) { FlushThresholdBytes = 1 << 20 }));
+        using var replica = ReplicaEnvironment.Open(new ReplicaOptions(new StorageOptions(dir.File("replica")) { FlushThresholdBytes = 1 << 20 }));
 
         const int callers = 16, perCaller = 150;
         var acknowledged = new List<long>[callers];

@@ -84,7 +84,7 @@ public class ReplicaCrashTests
             foreach (long key in acknowledged)
                 Assert.True(items.TryGet(Bytes.Key(key), out ReadOnlySpan<byte> _), $"acknowledged operation {key:x} is missing on the primary");
         }
-        using var replicaEnvironment = StorageEnvironment.OpenReplica(new ReplicaOptions(replicaPath));
+        using var replicaEnvironment = ReplicaEnvironment.Open(new ReplicaOptions(replicaPath));
         Assert.Equal(primaryEnvironment.LastCommittedTransactionId, replicaEnvironment.LastAppliedTransactionId);
         Assert.Equal(ShippingFixtures.Dump(primaryEnvironment), ShippingFixtures.Dump(replicaEnvironment));
         primaryEnvironment.Verify();

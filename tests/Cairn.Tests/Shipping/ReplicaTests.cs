@@ -6,27 +6,31 @@ namespace Cairn.Tests.Shipping;
 public class ReplicaTests
 {
     [Fact]
-    public async Task A_replica_reads_but_refuses_writes()
+    public void A_replica_reads_what_its_backup_holds()
     {
-        using var dir = new TestDirectory("replica-readonly");
-        ShippingFixtures.CreatePrimaryAndBackup(dir.File("primary"), dir.File("replica"));
-        using var replica = StorageEnvironment.OpenReplica(new ReplicaOptions(dir.File("replica")));
-        Assert.True(replica.IsReplica);
+        using var dir = new TestDirectory("replica-reads");
+        long backupAt = ShippingFixtures.CreatePrimaryAndBackup(dir.File("primary"), dir.File("replica"));
+        using var replica = ReplicaEnvironment.Open(new ReplicaOptions(dir.File("replica")));
+        Assert.Equal(dir.File("replica"), replica.DirectoryPath);
+        Assert.Equal(backupAt, replica.LastAppliedTransactionId);
         using (var tx = replica.BeginRead())
             Assert.Equal(10, tx.OpenTree("t").Count);
-        Assert.Throws<ReplicaReadOnlyException>(() => replica.BeginWrite());
-        await Assert.ThrowsAsync<ReplicaReadOnlyException>(async () => await replica.WriteAsync(0, static (tx, _) => tx.CreateTree("x")));
-        Assert.Throws<ReplicaReadOnlyException>(() => replica.OpenBranch(new StorageOptions(dir.File("branch"))));
-    }
-
-    [Fact]
-    public void Apply_on_an_ordinary_environment_is_refused()
-    {
-        using var dir = new TestDirectory("replica-not");
-        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path));
-        ShippingFixtures.Commit(env, 0, 1);
-        var entry = env.ReadJournalEntries(0).First();
-        Assert.Throws<InvalidOperationException>(() => env.Apply(entry));
+        var snapshot = replica.BeginReadSnapshot();
+        try
+        {
+            Assert.Equal(10, snapshot.OpenTree(replica.GetTreeHandle("t")).Count);
+        }
+        finally
+        {
+            snapshot.Dispose();
+        }
+        var info = replica.GetInfo();
+        Assert.Equal(backupAt, info.LastCommittedTransactionId);
+        Assert.Equal(replica.EnvironmentId, info.EnvironmentId);
+        Assert.Equal(SharedJournalRole.None, info.SharedJournalRole);
+        replica.Verify();
+        Assert.False(replica.HasFailed);
+        Assert.Null(replica.Failure);
     }
 
     [Fact]
@@ -46,7 +50,7 @@ public class ReplicaTests
         }
         var expected = ShippingFixtures.Dump(primary);
 
-        var replica = StorageEnvironment.OpenReplica(new ReplicaOptions(dir.File("replica")));
+        var replica = ReplicaEnvironment.Open(new ReplicaOptions(dir.File("replica")));
         try
         {
             Assert.Equal(backupAt, replica.LastAppliedTransactionId);
@@ -61,7 +65,7 @@ public class ReplicaTests
         {
             replica.Dispose();
         }
-        using (var reopened = StorageEnvironment.OpenReplica(new ReplicaOptions(dir.File("replica"))))
+        using (var reopened = ReplicaEnvironment.Open(new ReplicaOptions(dir.File("replica"))))
         {
             Assert.Equal(primary.LastCommittedTransactionId, reopened.LastAppliedTransactionId);
             Assert.Equal(expected, ShippingFixtures.Dump(reopened));
@@ -87,7 +91,7 @@ public class ReplicaTests
             ShippingFixtures.Commit(other, 0, 1);
             foreign = other.ReadJournalEntries(before).Single();
         }
-        using var replica = StorageEnvironment.OpenReplica(new ReplicaOptions(dir.File("replica")));
+        using var replica = ReplicaEnvironment.Open(new ReplicaOptions(dir.File("replica")));
 
         var gap = Assert.Throws<ShippedEntryOutOfOrderException>(() => replica.Apply(entries[1]));
         Assert.Equal(backupAt, gap.LastAppliedTransactionId);
@@ -138,7 +142,7 @@ public class ReplicaTests
                 Assert.Equal(primary.LastCommittedTransactionId, primary.BackupIncremental(second, last));
             expected = ShippingFixtures.Dump(primary);
         }
-        using (var replica = StorageEnvironment.OpenReplica(new ReplicaOptions(dir.File("restore"))))
+        using (var replica = ReplicaEnvironment.Open(new ReplicaOptions(dir.File("restore"))))
         {
             using (var inc2 = File.OpenRead(dir.File("inc2.cairnship")))
                 Assert.Throws<ShippedEntryOutOfOrderException>(() => replica.ApplyShippedEntries(inc2)); // out of order: the first comes first
@@ -146,13 +150,20 @@ public class ReplicaTests
                 Assert.Equal(25, replica.ApplyShippedEntries(inc1));
             using (var inc2 = File.OpenRead(dir.File("inc2.cairnship")))
                 Assert.Equal(10, replica.ApplyShippedEntries(inc2));
-        }
-        using (var promoted = StorageEnvironment.Open(new StorageOptions(dir.File("restore"))))
-        {
+            long applied = replica.LastAppliedTransactionId;
+            using var promoted = replica.Promote();
+            var gone = Assert.Throws<ObjectDisposedException>(() => replica.BeginRead());
+            Assert.Contains("promoted", gone.Message, StringComparison.Ordinal);
+            Assert.Throws<ObjectDisposedException>(() => replica.LastAppliedTransactionId);
+            Assert.Throws<ObjectDisposedException>(() => replica.Promote());
+            Assert.Equal(applied, promoted.LastCommittedTransactionId);
             Assert.Equal(expected, ShippingFixtures.Dump(promoted));
             promoted.Verify();
             ShippingFixtures.Commit(promoted, 5000, 3); // a promoted copy allocates from the applied free-space map
+            Assert.Equal(applied + 3, promoted.LastCommittedTransactionId);
             promoted.Verify();
+            replica.Dispose(); // a no-op once promoted: the directory is the new primary's
+            Assert.Equal(applied + 3, promoted.LastCommittedTransactionId);
         }
     }
 
@@ -171,7 +182,7 @@ public class ReplicaTests
         }
         int entryLength = (file.Length) / 4;
         file[2 * entryLength + 64 + 500] ^= 0x80; // the third entry's payload
-        using var replica = StorageEnvironment.OpenReplica(new ReplicaOptions(dir.File("restore")));
+        using var replica = ReplicaEnvironment.Open(new ReplicaOptions(dir.File("restore")));
         var e = Assert.Throws<ShippedEntryDamagedException>(() => replica.ApplyShippedEntries(new MemoryStream(file)));
         Assert.Equal(backupAt + 2, e.LastAppliedTransactionId);
         Assert.Contains($"offset {2 * entryLength}", e.Message);
@@ -197,7 +208,7 @@ public class ReplicaTests
         bytes[300] ^= 2;
         // Damaged after it was received and checked (the public constructor refuses such bytes): Apply checks again.
         damaged[7] = new ShippedJournalEntry(damaged[7].TransactionId, damaged[7].EnvironmentId, bytes);
-        var replica = StorageEnvironment.OpenReplica(new ReplicaOptions(new StorageOptions(dir.File("replica")) { InitialJournalSize = 64 << 10 }));
+        var replica = ReplicaEnvironment.Open(new ReplicaOptions(new StorageOptions(dir.File("replica")) { InitialJournalSize = 64 << 10 }));
         try
         {
             var e = Assert.Throws<ShippedEntryDamagedException>(() => replica.ApplyBatch(damaged));
@@ -210,7 +221,7 @@ public class ReplicaTests
         {
             replica.Dispose();
         }
-        using var reopened = StorageEnvironment.OpenReplica(new ReplicaOptions(dir.File("replica")));
+        using var reopened = ReplicaEnvironment.Open(new ReplicaOptions(dir.File("replica")));
         Assert.Equal(backupAt + 12, reopened.LastAppliedTransactionId);
         Assert.Equal(expected, ShippingFixtures.Dump(reopened));
         reopened.Verify();

@@ -38,7 +38,7 @@ public sealed class ShippedJournalEntryTests
         Assert.Throws<ShippedEntryDamagedException>(() => new ShippedJournalEntry(new byte[10]));
 
         // The intact entry is still this replica's next one.
-        using var replica = StorageEnvironment.OpenReplica(new ReplicaOptions(dir.File("replica")));
+        using var replica = ReplicaEnvironment.Open(new ReplicaOptions(dir.File("replica")));
         replica.Apply(intact);
         Assert.Equal(backupAt + 1, replica.LastAppliedTransactionId);
     }

@@ -37,10 +37,15 @@ internal static class ShippingFixtures
     }
 
     /// <summary>Every tree's keys and values as of the latest state, sorted: two environments with the same dump hold the same data.</summary>
-    public static SortedDictionary<string, string> Dump(StorageEnvironment env)
+    public static SortedDictionary<string, string> Dump(StorageEnvironment env) => Dump(env.BeginRead());
+
+    /// <inheritdoc cref="Dump(StorageEnvironment)"/>
+    public static SortedDictionary<string, string> Dump(ReplicaEnvironment replica) => Dump(replica.BeginRead());
+
+    private static SortedDictionary<string, string> Dump(ReadTransaction read)
     {
         var dump = new SortedDictionary<string, string>(StringComparer.Ordinal);
-        using var tx = env.BeginRead();
+        using var tx = read;
         foreach (var name in tx.GetTreeNames())
         {
             using var cursor = tx.OpenTree(name).CreateCursor();

@@ -3,7 +3,7 @@ using Cairn.Backups;
 
 namespace Cairn;
 
-public sealed partial class StorageEnvironment
+public static partial class EnvironmentBackup
 {
     // A compacting copy commits the destination every this many bytes of keys and values, so its scratch memory
     // stays bounded by the batch, not by the environment's size.
@@ -16,7 +16,7 @@ public sealed partial class StorageEnvironment
     /// and read in one snapshot; the destination appears only when complete and synced.
     /// </summary>
     /// <exception cref="IOException">The destination is not empty, or a file could not be read or written.</exception>
-    /// <exception cref="EnvironmentLockedException">The source is open in another process or instance (back it up with <see cref="Backup(string, BackupOptions?, CancellationToken)"/> and <see cref="BackupOptions.Compact"/> instead).</exception>
+    /// <exception cref="EnvironmentLockedException">The source is open in another process or instance (back it up with <see cref="Backup(StorageEnvironment, string, BackupOptions?, CancellationToken)"/> and <see cref="BackupOptions.Compact"/> instead).</exception>
     public static BackupResult Compact(string sourceDirectory, string destinationDirectory, IProgress<BackupProgress>? progress = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(sourceDirectory);
@@ -25,9 +25,9 @@ public sealed partial class StorageEnvironment
         OwnedFolder.TryDeleteStale(sourceDirectory);
         using var staging = new StagingDirectory(destinationDirectory);
         long transactionId;
-        using (var source = Open(new StorageOptions(sourceDirectory)))
+        using (var source = StorageEnvironment.Open(new StorageOptions(sourceDirectory)))
         {
-            using var destination = Open(new StorageOptions(staging.Path));
+            using var destination = StorageEnvironment.Open(new StorageOptions(staging.Path));
             transactionId = CopyTrees(source, destination, progress, cancellationToken);
         }
         // The clean close flushed, synced and released the destination's journals: the data file is the whole copy. The
@@ -54,25 +54,26 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>
-    /// A compacting backup of this open environment: a plain hot backup staged on disk (scratch memory stays bounded
+    /// A compacting backup of an open environment: a plain hot backup staged on disk (scratch memory stays bounded
     /// as for any backup), compacted from there with <see cref="Compact"/>, then moved or streamed to the destination.
-    /// The staged copies live in a work folder beside the destination directory, or for a stream beside this
+    /// The staged copies live in a work folder beside the destination directory, or for a stream beside the
     /// environment's folder (<see cref="OwnedFolder"/>, kind compact), deleted at the end; one a killed process left
     /// is deleted by the next backup, restore or compaction of the same destination or environment.
     /// </summary>
-    private BackupResult CompactBackup(string? destinationDirectory, BackupOptions options, CancellationToken cancellationToken, Stream? stream)
+    private static BackupResult CompactBackup(StorageEnvironment environment, string? destinationDirectory, BackupOptions options,
+        CancellationToken cancellationToken, Stream? stream)
     {
         long started = Stopwatch.GetTimestamp();
-        using var work = OwnedFolder.Create(destinationDirectory ?? DirectoryPath, OwnedFolder.Compaction);
+        using var work = OwnedFolder.Create(destinationDirectory ?? environment.DirectoryPath, OwnedFolder.Compaction);
         string raw = Path.Combine(work.Path, "raw");
         string compacted = Path.Combine(work.Path, "compacted");
-        Backup(raw, new BackupOptions { Progress = options.Progress }, cancellationToken);
+        Backup(environment, raw, new BackupOptions { Progress = options.Progress }, cancellationToken);
         var result = Compact(raw, stream is null ? destinationDirectory! : compacted, options.Progress, cancellationToken);
         if (stream is not null)
         {
-            using var copy = Open(new StorageOptions(compacted));
-            var target = new StreamBackupTarget(stream, EnvironmentId) { SourceTransactionId = result.TransactionId };
-            var (_, bytes, files) = copy.CopyHot(target, options.Progress, cancellationToken);
+            using var copy = StorageEnvironment.Open(new StorageOptions(compacted));
+            var target = new StreamBackupTarget(stream, environment.EnvironmentId) { SourceTransactionId = result.TransactionId };
+            var (_, bytes, files) = CopyHot(copy, target, options.Progress, cancellationToken);
             result = result with { Bytes = bytes, Files = files };
         }
         return result with { Duration = Stopwatch.GetElapsedTime(started) };

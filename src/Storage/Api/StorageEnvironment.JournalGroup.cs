@@ -17,10 +17,10 @@ public sealed partial class StorageEnvironment
     public Guid EnvironmentId { get; }
 
     /// <summary>Whether this environment was opened as a branch of another (<see cref="OpenBranch"/>).</summary>
-    public bool IsBranch => !_journalMember.IsRoot;
+    public bool IsBranch => _journalMember is { IsRoot: false };
 
     /// <summary>Whether this branch's commits still go through its root's journal (false once it fell back to its own).</summary>
-    public bool SharesRootJournal => !_journalMember.IsRoot && _journalMember.Sharing;
+    public bool SharesRootJournal => _journalMember is { IsRoot: false, Sharing: true };
 
     /// <summary>
     /// Opens (creating if needed) the environment in <paramref name="options"/>' directory as a branch of this
@@ -91,11 +91,18 @@ public sealed partial class StorageEnvironment
     /// <summary>Test hook: this environment's own journal (a root's group writes go through it), to inject failures.</summary>
     internal Journal.Files.WriteAheadJournal JournalForTesting => _journal;
 
+    /// <summary>Test hook: where the commit's write stage appends (this environment's own journal while it stands alone).</summary>
+    internal Journal.Files.IJournalAppender CommitJournalForTesting => _committer.Journal;
+
     private JournalGroup CreateGroup()
     {
         var group = new JournalGroup(_journal, EnvironmentId, DirectoryPath, _options.JournalGroupMaxEntriesPerWrite, _options.JournalGroupMaxBytesPerWrite,
             _options.JournalGroupMaxWritesInFlight);
-        _journalMember.Attach(group);
+        // From the first branch on, the root's own entries go through the group too (before any branch writes).
+        var member = new JournalGroupMember(_journal, EnvironmentId, isRoot: true, IoStats, _logger);
+        member.Attach(group);
+        _journalMember = member;
+        _committer.WriteThrough(member);
         return group;
     }
 

@@ -25,7 +25,7 @@ public sealed partial class StorageEnvironment
     {
         ArgumentNullException.ThrowIfNull(options);
         var environment = Open(options.Storage);
-        environment._pipeline.RefuseLocalCommits(environment.DirectoryPath);
+        environment._committer.RefuseLocalCommits(environment.DirectoryPath);
         environment._replica = new ReplicaApplier(environment._states, environment._scratch, environment._journal,
             environment.EnvironmentId, environment._dataFile.FilePath);
         Log.ReplicaOpened(environment._logger, environment.DirectoryPath, environment.LastCommittedTransactionId);
@@ -132,10 +132,10 @@ public sealed partial class StorageEnvironment
         ThrowIfDisposed();
         var replica = _replica ?? throw new InvalidOperationException($"The environment in '{DirectoryPath}' is not a replica; open it with StorageEnvironment.OpenReplica.");
         _failure.ThrowIfFailed();
-        if (!_writer.TryAcquire(_options.WriteTransactionTimeout))
+        if (!_committer.Writer.TryAcquire(_options.WriteTransactionTimeout))
             throw new WriteTransactionTimeoutException(_options.WriteTransactionTimeout);
         long started = Stopwatch.GetTimestamp();
-        var state = _writer.StartWriting();
+        var state = _committer.Writer.StartWriting();
         int applied;
         try
         {
@@ -147,7 +147,7 @@ public sealed partial class StorageEnvironment
         }
         finally
         {
-            _writer.StopWriting();
+            _committer.Writer.StopWriting();
         }
         _metrics.RecordDurableCommit(started);
         OnPublished();

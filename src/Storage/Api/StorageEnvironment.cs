@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Cairn.Commit;
 using Cairn.Diagnostics;
 using Cairn.Errors;
@@ -24,8 +23,8 @@ namespace Cairn;
 /// </summary>
 /// <remarks>
 /// This class is wiring and the public API. The work is done by its components (docs/design.md, "Reading
-/// order"): <see cref="StatePublisher"/> (published states, readers, reclamation), <see cref="WriterLock"/>
-/// (the one writer), <see cref="CommitPipeline"/> (prepare, write, publish), <see cref="FlushScheduler"/>
+/// order"): <see cref="StatePublisher"/> (published states, readers, reclamation), <see cref="TransactionCommitter"/>
+/// (the one writer; prepare, write, publish; durable, lazy or group commit), <see cref="FlushScheduler"/>
 /// (flush and sync), <see cref="TransactionMerger{T}"/> (<see cref="WriteAsync{TState}"/>).
 /// </remarks>
 public sealed partial class StorageEnvironment : IDisposable
@@ -42,22 +41,16 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly ScratchAllocator _scratch;
     private readonly FreeSpaceMap _freeSpace;
     private readonly WriteAheadJournal _journal;
-    // The write stage's way into the journal: this environment's own, or its journal group's shared writes.
-    private readonly JournalGroupMember _journalMember;
+    // Its place in a journal group's shared writes: a branch's from the open, a root's from its first branch; null while standalone.
+    private JournalGroupMember? _journalMember;
     private readonly FailureLatch _failure;
     private readonly StatePublisher _states;
     private readonly ScratchBudget _budget;
-    private readonly WriterLock _writer;
-    private readonly CommitPipeline _pipeline;
+    private readonly TransactionCommitter _committer;
     private readonly FlushScheduler _flusher;
     // The data file's header copies; read (never written) by a backup while it holds the flusher's syncs.
     private readonly HeaderStore _headers;
     private readonly ReadContextPool _readContexts = new();
-    // The BeginWrite transaction's dirty-page map and freed list, reused: no allocation per commit.
-    private readonly Dictionary<long, LowLevelTransaction.DirtyRun> _writerDirtyPages = [];
-    private readonly List<(long, int)> _writerFreedPages = [];
-    // A BeginWrite transaction is open (as opposed to the merger holding the write lock).
-    private volatile bool _userWriterOpen;
     // What recovery replayed at open, for GetInfo.
     private readonly long _transactionsReplayedAtOpen;
     private int _disposed;
@@ -80,22 +73,21 @@ public sealed partial class StorageEnvironment : IDisposable
         _failure = new FailureLatch(options.DirectoryPath, logger);
         _states = new StatePublisher(opened.InitialState, _scratch);
         _budget = new ScratchBudget(_scratch, options.MaxScratchBytes, options.ScratchWaitTimeout, _failure, logger);
-        _writer = new WriterLock(_states, _freeSpace, _budget, _failure);
-        _flusher = new FlushScheduler(_states, new DataFileFlushTarget(_dataFile, opened.Headers, _journal), _budget, _scratch, _failure,
-            new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalSize),
-            IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId);
         EnvironmentId = opened.Headers.Current.EnvironmentId;
-        _journalMember = new JournalGroupMember(_journal, EnvironmentId, isRoot: membership is null, IoStats, logger);
         if (membership is not null)
         {
             _membership = membership;
+            _journalMember = new JournalGroupMember(_journal, EnvironmentId, isRoot: false, IoStats, logger);
             _journalMember.Attach(membership.Group);
         }
-        _pipeline = new CommitPipeline(_states, _journalMember, _freeSpace, _failure, EnvironmentId, logger, OnPublished,
+        // A standalone environment writes its own journal directly; a group member through the group.
+        _committer = new TransactionCommitter(_states, _dataFile, _scratch, _freeSpace, _budget, _failure,
+            _journalMember is null ? _journal : _journalMember, EnvironmentId, logger, OnPublished,
             new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThreshold ?? Journal.JournalWriterOptions.CompressionDisabled },
             (options.LazyCommitMaxBytes, options.LazyCommitMaxDelay));
-        // The flusher cannot write what the journal does not hold yet: a writer short of scratch memory writes the queue first.
-        _writer.BeforeScratchWait = _pipeline.Queue.WriteQueued;
+        _flusher = new FlushScheduler(_states, new DataFileFlushTarget(_dataFile, opened.Headers, _journal), _budget, _scratch, _failure,
+            new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalSize),
+            IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId);
         StartMetrics();
         _flusher.Start(unflushedWork: opened.TransactionsReplayed > 0);
         RequestSpareJournal();
@@ -166,75 +158,24 @@ public sealed partial class StorageEnvironment : IDisposable
         ThrowIfDisposed();
         ThrowIfReplica("BeginWrite");
         _failure.ThrowIfFailed();
-        if (!_writer.TryAcquire(timeout))
+        if (!_committer.Writer.TryAcquire(timeout))
             throw new WriteTransactionTimeoutException(timeout);
         ThrowIfDisposedReleasing();
-        var state = _writer.StartWriting();
-        var low = LowLevelTransaction.ForWriting(_dataFile, _scratch, state, _freeSpace, _writerDirtyPages, _writerFreedPages);
-        _userWriterOpen = true;
-        return new WriteTransaction(this, low);
+        return new WriteTransaction(this, _committer.StartUserWrite());
     }
 
     private void ThrowIfDisposedReleasing()
     {
         if (Volatile.Read(ref _disposed) == 0)
             return;
-        _writer.Release();
+        _committer.Writer.Release();
         ThrowIfDisposed();
     }
 
-    /// <summary>
-    /// <see cref="WriteTransaction.Commit()"/>: the commit pipeline's three stages in a row, then the write lock goes.
-    /// Returns the committed transaction's id (for a transaction that changed nothing, the id of the state it read).
-    /// </summary>
-    internal long Commit(LowLevelTransaction tx, CommitMode mode)
-    {
-        long started = Stopwatch.GetTimestamp();
-        long committed;
-        try
-        {
-            if (mode == CommitMode.Lazy)
-            {
-                committed = _pipeline.Commit(tx, lazy: true);
-                _metrics.RecordLazyCommit();
-                return committed;
-            }
-            if (!_writer.OthersWaiting)
-            {
-                committed = _pipeline.Commit(tx);
-                _metrics.RecordDurableCommit(started);
-                return committed;
-            }
-            // Group commit: published and queued as a lazy commit is; the next writer goes on meanwhile, and this
-            // entry goes out with the ones queued around it (a transaction that changed nothing waits for those before it).
-            committed = _pipeline.Commit(tx, lazy: true);
-        }
-        finally
-        {
-            EndUserWrite();
-        }
-        _pipeline.Queue.WaitDurable(committed);
-        _metrics.RecordDurableCommit(started);
-        return committed;
-    }
+    /// <summary><see cref="WriteTransaction.Commit()"/>: the committer chooses durable, lazy or group commit, then the write lock goes.</summary>
+    internal long Commit(LowLevelTransaction tx, CommitMode mode) => _committer.Commit(tx, lazy: mode == CommitMode.Lazy);
 
-    internal void Abort(LowLevelTransaction tx)
-    {
-        try
-        {
-            _pipeline.Discard(tx);
-        }
-        finally
-        {
-            EndUserWrite();
-        }
-    }
-
-    private void EndUserWrite()
-    {
-        _userWriterOpen = false;
-        _writer.StopWriting();
-    }
+    internal void Abort(LowLevelTransaction tx) => _committer.Abort(tx);
 
     /// <summary>After every published commit: the journal prepares its next file, the flusher learns there is work.</summary>
     private void OnPublished()
@@ -274,7 +215,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfDisposed();
         _failure.ThrowIfFailed();
-        _pipeline.Queue.WriteQueued();
+        _committer.WriteQueued();
         _flusher.Checkpoint();
     }
 
@@ -288,7 +229,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfDisposed();
         _failure.ThrowIfFailed();
-        _pipeline.Queue.WriteQueued();
+        _committer.WriteQueued();
     }
 
     /// <summary>The commit mode of <see cref="WriteTransaction.Commit()"/>: <see cref="StorageOptions.CommitMode"/>.</summary>
@@ -309,11 +250,11 @@ public sealed partial class StorageEnvironment : IDisposable
     public VerificationReport Verify()
     {
         ThrowIfDisposed();
-        if (!_writer.TryAcquire(_options.WriteTransactionTimeout))
+        if (!_committer.Writer.TryAcquire(_options.WriteTransactionTimeout))
             throw new WriteTransactionTimeoutException(_options.WriteTransactionTimeout);
         try
         {
-            _writer.Reclaim();
+            _committer.Writer.Reclaim();
             using var tx = BeginRead();
             // A replica never allocates, so its free-space mirror is the one it opened with; the applied entries carry the bitmap pages.
             var freeSpace = _replica is null ? _freeSpace
@@ -322,7 +263,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
         finally
         {
-            _writer.Release();
+            _committer.Writer.Release();
         }
     }
 
@@ -332,7 +273,7 @@ public sealed partial class StorageEnvironment : IDisposable
     private int OpenReaders(bool writerOpen)
         => _states.Readers.ActiveCount - (_states.Readers.IsActive(_flusher.ReaderSlot) ? 1 : 0)
             - (_states.Readers.IsActive(_states.DurableSlot) ? 1 : 0)
-            - (writerOpen && _states.Readers.IsActive(_writer.ReaderSlot) ? 1 : 0);
+            - (writerOpen && _states.Readers.IsActive(_committer.Writer.ReaderSlot) ? 1 : 0);
 
     /// <summary>
     /// Stops the background thread, then, unless the environment has failed, flushes every committed
@@ -349,19 +290,19 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         if (Volatile.Read(ref _disposed) != 0)
             return;
-        if (_userWriterOpen)
+        if (_committer.UserWriterOpen)
             throw new LiveTransactionsException(OpenReaders(writerOpen: true), writer: true);
         ThrowIfBackupRunning();
         // First, because the merger holds the write lock while it works: every queued operation commits.
         StopMerger();
         WriteLazyCommitsForClose();
         CloseJournalGroup();
-        bool writerOpen = !_writer.TryAcquire(TimeSpan.Zero);
+        bool writerOpen = !_committer.Writer.TryAcquire(TimeSpan.Zero);
         int readers = OpenReaders(writerOpen);
         if (readers > 0 || writerOpen)
         {
             if (!writerOpen)
-                _writer.Release();
+                _committer.Writer.Release();
             Volatile.Write(ref _closing, 0); // still open: backups may start again
             throw new LiveTransactionsException(readers, writerOpen);
         }
@@ -403,7 +344,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         try
         {
-            _pipeline.Queue.WriteQueued();
+            _committer.WriteQueued();
         }
         catch (EnvironmentFailedException)
         {
@@ -431,7 +372,7 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private void ReleaseResources()
     {
-        _pipeline.Queue.Dispose(); // what is still queued is lost, as a crash would lose it (a clean close wrote it)
+        _committer.DropQueued();
         _metrics.Dispose();
         CloseJournalGroup();
         LeaveJournalGroup();
@@ -441,10 +382,9 @@ public sealed partial class StorageEnvironment : IDisposable
         _readContexts.Clear();
         _states.ReleaseAll();
         _journal.Dispose();
-        _journalMember.Dispose();
-        _pipeline.Dispose();
+        _journalMember?.Dispose();
+        _committer.Dispose();
         _scratch.Dispose();
         _dataFile.Dispose();
-        _writer.Dispose();
     }
 }

@@ -16,5 +16,5 @@ namespace Cairn;
 /// (hot copies). Internal wiring, not API.
 /// </summary>
 internal readonly record struct EngineParts(StorageOptions Options, ILogger Logger, StatePublisher States, ScratchAllocator Scratch,
-    WriteAheadJournal Journal, DataFile DataFile, HeaderStore Headers, WriterLock Writer, FailureLatch Failure, FlushScheduler Flusher,
-    CommitPipeline Pipeline, EnvironmentMetrics Metrics, BackupGate Backups);
+    WriteAheadJournal Journal, DataFile DataFile, HeaderStore Headers, TransactionCommitter Committer, FailureLatch Failure, FlushScheduler Flusher,
+    EnvironmentMetrics Metrics, BackupGate Backups);

@@ -30,7 +30,7 @@ public sealed class ReplicaEnvironment : IDisposable
         _options = options;
         var parts = engine.Parts;
         // A second fence under the missing write members: the engine's own commit path refuses local transactions too.
-        parts.Pipeline.RefuseLocalCommits(engine.DirectoryPath);
+        parts.Committer.RefuseLocalCommits(engine.DirectoryPath);
         _applier = new ReplicaApplier(parts.States, parts.Scratch, parts.Journal, engine.EnvironmentId, parts.DataFile.FilePath);
     }
 
@@ -261,10 +261,10 @@ public sealed class ReplicaEnvironment : IDisposable
         var parts = engine.Parts;
         parts.Failure.ThrowIfFailed();
         var timeout = parts.Options.WriteTransactionTimeout;
-        if (!parts.Writer.TryAcquire(timeout))
+        if (!parts.Committer.Writer.TryAcquire(timeout))
             throw new WriteTransactionTimeoutException(timeout);
         long started = Stopwatch.GetTimestamp();
-        var state = parts.Writer.StartWriting();
+        var state = parts.Committer.Writer.StartWriting();
         int applied;
         try
         {
@@ -276,7 +276,7 @@ public sealed class ReplicaEnvironment : IDisposable
         }
         finally
         {
-            parts.Writer.StopWriting();
+            parts.Committer.Writer.StopWriting();
         }
         parts.Metrics.RecordDurableCommit(started);
         engine.OnPublished();

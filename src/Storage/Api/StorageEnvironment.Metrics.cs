@@ -12,6 +12,7 @@ public sealed partial class StorageEnvironment
         string name = _options.Name ?? Path.GetFullPath(_options.DirectoryPath);
         _metrics = new EnvironmentMetrics(CairnInstruments.For(_options.MeterFactory), name, new EnvironmentGauges(this));
         IoStats.Metrics = _metrics;
+        _committer.Metrics = _metrics;
         _mergerStatistics.Metrics = _metrics;
     }
 

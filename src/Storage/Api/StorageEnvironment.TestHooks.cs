@@ -18,6 +18,9 @@ public sealed partial class StorageEnvironment
         /// <summary>The group this root's branches write through (null before its first branch), to hold its writes.</summary>
         public JournalGroup? Group => environment._groupSeat.Group;
 
+        /// <summary>Where the commit's write stage appends (this environment's own journal while it stands alone, a group member in a group).</summary>
+        public IJournalAppender CommitJournal => environment._committer.Journal;
+
         /// <summary>This environment's own journal (a root's group writes go through it), to inject failures.</summary>
         public WriteAheadJournal Journal => environment._journal;
 

@@ -75,7 +75,7 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
     public ValueTask DisposeAsync()
     {
         var merger = _merger;
-        if (merger is null || Volatile.Read(ref _disposed) != 0 || _userWriterOpen)
+        if (merger is null || Volatile.Read(ref _disposed) != 0 || _committer.UserWriterOpen)
         {
             Dispose();
             return ValueTask.CompletedTask;
@@ -94,7 +94,8 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
             lock (_mergerGate)
             {
                 ThrowIfDisposed();
-                return _merger ??= new TransactionMerger<WriteTransaction>(new MergedWrites(this), MergerSettingsFrom(_options), _mergerStatistics);
+                return _merger ??= new TransactionMerger<WriteTransaction>(
+                    new CommitterMergerPipeline<WriteTransaction>(_committer, new MergedWriteTransactions(this)), MergerSettingsFrom(_options), _mergerStatistics);
             }
         }
     }

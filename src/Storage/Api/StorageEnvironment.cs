@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Cairn.Backups;
 using Cairn.Commit;
 using Cairn.Diagnostics;
@@ -25,8 +24,8 @@ namespace Cairn;
 /// </summary>
 /// <remarks>
 /// This class is wiring and the public API. The work is done by its components (docs/design.md, "Reading
-/// order"): <see cref="StatePublisher"/> (published states, readers, reclamation), <see cref="WriterLock"/>
-/// (the one writer), <see cref="CommitPipeline"/> (prepare, write, publish), <see cref="FlushScheduler"/>
+/// order"): <see cref="StatePublisher"/> (published states, readers, reclamation), <see cref="TransactionCommitter"/>
+/// (the one writer; prepare, write, publish; durable, lazy or group commit), <see cref="FlushScheduler"/>
 /// (flush and sync), <see cref="TransactionMerger{T}"/> (<see cref="WriteAsync{TState}"/>).
 /// </remarks>
 public sealed partial class StorageEnvironment : IDisposable
@@ -43,24 +42,17 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly ScratchAllocator _scratch;
     private readonly FreeSpaceMap _freeSpace;
     private readonly WriteAheadJournal _journal;
-    // The write stage's way into the journal: this environment's own, or its journal group's shared writes.
-    private readonly JournalGroupMember _journalMember;
-    // Its place in a journal group: a root's group, or a branch's membership.
+    // Its place in a journal group (a root's group, a branch's membership) and the group member its commits write
+    // through: a branch's from the open, a root's from its first branch; none while it stands alone.
     private readonly JournalGroupSeat _groupSeat;
     private readonly FailureLatch _failure;
     private readonly StatePublisher _states;
     private readonly ScratchBudget _budget;
-    private readonly WriterLock _writer;
-    private readonly CommitPipeline _pipeline;
+    private readonly TransactionCommitter _committer;
     private readonly FlushScheduler _flusher;
     // The data file's header copies; read (never written) by a backup while it holds the flusher's syncs.
     private readonly HeaderStore _headers;
     private readonly ReadContextPool _readContexts = new();
-    // The BeginWrite transaction's dirty-page map and freed list, reused: no allocation per commit.
-    private readonly Dictionary<long, LowLevelTransaction.DirtyRun> _writerDirtyPages = [];
-    private readonly List<(long, int)> _writerFreedPages = [];
-    // A BeginWrite transaction is open (as opposed to the merger holding the write lock).
-    private volatile bool _userWriterOpen;
     // What recovery replayed at open, for GetInfo.
     private readonly long _transactionsReplayedAtOpen;
     private int _disposed;
@@ -81,20 +73,18 @@ public sealed partial class StorageEnvironment : IDisposable
         _failure = new FailureLatch(options.DirectoryPath, logger);
         _states = new StatePublisher(opened.InitialState, _scratch);
         _budget = new ScratchBudget(_scratch, options.MaxScratchBytes, options.ScratchWaitTimeout, _failure, logger);
-        _writer = new WriterLock(_states, _freeSpace, _budget, _failure);
+        EnvironmentId = opened.Headers.Current.EnvironmentId;
+        var branchMember = membership is null ? null : new JournalGroupMember(_journal, EnvironmentId, isRoot: false, IoStats, logger);
+        branchMember?.Attach(membership!.Group);
+        // A standalone environment writes its own journal directly; a group member through the group.
+        _committer = new TransactionCommitter(_states, _dataFile, _scratch, _freeSpace, _budget, _failure,
+            (IJournalAppender?)branchMember ?? _journal, EnvironmentId, logger, OnPublished,
+            new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThreshold ?? Journal.JournalWriterOptions.CompressionDisabled },
+            (options.LazyCommitMaxBytes, options.LazyCommitMaxDelay));
         _flusher = new FlushScheduler(_states, new DataFileFlushTarget(_dataFile, opened.Headers, _journal), _budget, _scratch, _failure,
             new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalSize),
             IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId);
-        EnvironmentId = opened.Headers.Current.EnvironmentId;
-        _journalMember = new JournalGroupMember(_journal, EnvironmentId, isRoot: membership is null, IoStats, logger);
-        _groupSeat = new JournalGroupSeat(_journal, _journalMember, EnvironmentId, options.DirectoryPath, options, membership);
-        if (membership is not null)
-            _journalMember.Attach(membership.Group);
-        _pipeline = new CommitPipeline(_states, _journalMember, _freeSpace, _failure, EnvironmentId, logger, OnPublished,
-            new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThreshold ?? Journal.JournalWriterOptions.CompressionDisabled },
-            (options.LazyCommitMaxBytes, options.LazyCommitMaxDelay));
-        // The flusher cannot write what the journal does not hold yet: a writer short of scratch memory writes the queue first.
-        _writer.BeforeScratchWait = _pipeline.Queue.WriteQueued;
+        _groupSeat = new JournalGroupSeat(_journal, branchMember, EnvironmentId, options.DirectoryPath, options, membership, _committer, IoStats, logger);
         StartMetrics();
         _flusher.Start(unflushedWork: opened.TransactionsReplayed > 0);
         RequestSpareJournal();
@@ -163,79 +153,28 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfDisposed();
         _failure.ThrowIfFailed();
-        if (!_writer.TryAcquire(timeout))
+        if (!_committer.Writer.TryAcquire(timeout))
             throw new WriteTransactionTimeoutException(timeout);
         ThrowIfDisposedReleasing();
-        var state = _writer.StartWriting();
-        var low = LowLevelTransaction.ForWriting(_dataFile, _scratch, state, _freeSpace, _writerDirtyPages, _writerFreedPages);
-        _userWriterOpen = true;
-        return new WriteTransaction(this, low);
+        return new WriteTransaction(this, _committer.StartUserWrite());
     }
 
     private void ThrowIfDisposedReleasing()
     {
         if (Volatile.Read(ref _disposed) == 0)
             return;
-        _writer.Release();
+        _committer.Writer.Release();
         ThrowIfDisposed();
     }
 
-    /// <summary>
-    /// <see cref="WriteTransaction.Commit()"/>: the commit pipeline's three stages in a row, then the write lock goes.
-    /// Returns the committed transaction's id (for a transaction that changed nothing, the id of the state it read).
-    /// </summary>
-    internal long Commit(LowLevelTransaction tx, CommitMode mode)
-    {
-        long started = Stopwatch.GetTimestamp();
-        long committed;
-        try
-        {
-            if (mode == CommitMode.Lazy)
-            {
-                committed = _pipeline.Commit(tx, lazy: true);
-                _metrics.RecordLazyCommit();
-                return committed;
-            }
-            if (!_writer.OthersWaiting)
-            {
-                committed = _pipeline.Commit(tx);
-                _metrics.RecordDurableCommit(started);
-                return committed;
-            }
-            // Group commit: published and queued as a lazy commit is; the next writer goes on meanwhile, and this
-            // entry goes out with the ones queued around it (a transaction that changed nothing waits for those before it).
-            committed = _pipeline.Commit(tx, lazy: true);
-        }
-        finally
-        {
-            EndUserWrite();
-        }
-        _pipeline.Queue.WaitDurable(committed);
-        _metrics.RecordDurableCommit(started);
-        return committed;
-    }
+    /// <summary><see cref="WriteTransaction.Commit()"/>: the committer chooses durable, lazy or group commit, then the write lock goes.</summary>
+    internal long Commit(LowLevelTransaction tx, CommitMode mode) => _committer.Commit(tx, lazy: mode == CommitMode.Lazy);
 
-    internal void Abort(LowLevelTransaction tx)
-    {
-        try
-        {
-            _pipeline.Discard(tx);
-        }
-        finally
-        {
-            EndUserWrite();
-        }
-    }
-
-    private void EndUserWrite()
-    {
-        _userWriterOpen = false;
-        _writer.StopWriting();
-    }
+    internal void Abort(LowLevelTransaction tx) => _committer.Abort(tx);
 
     /// <summary>The components <see cref="ReplicaEnvironment"/> and <see cref="EnvironmentBackup"/> work through.</summary>
-    internal EngineParts Parts => new(_options, _logger, _states, _scratch, _journal, _dataFile, _headers, _writer, _failure, _flusher,
-        _pipeline, _metrics, _backups);
+    internal EngineParts Parts => new(_options, _logger, _states, _scratch, _journal, _dataFile, _headers, _committer, _failure, _flusher,
+        _metrics, _backups);
 
     /// <summary>After every published commit: the journal prepares its next file, the flusher learns there is work.</summary>
     internal void OnPublished()
@@ -275,7 +214,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfDisposed();
         _failure.ThrowIfFailed();
-        _pipeline.Queue.WriteQueued();
+        _committer.WriteQueued();
         _flusher.Checkpoint();
     }
 
@@ -289,7 +228,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfDisposed();
         _failure.ThrowIfFailed();
-        _pipeline.Queue.WriteQueued();
+        _committer.WriteQueued();
     }
 
     /// <summary>The commit mode of <see cref="WriteTransaction.Commit()"/>: <see cref="StorageOptions.CommitMode"/>.</summary>
@@ -308,11 +247,11 @@ public sealed partial class StorageEnvironment : IDisposable
     internal VerificationReport VerifyWith(bool loadFreeSpace)
     {
         ThrowIfDisposed();
-        if (!_writer.TryAcquire(_options.WriteTransactionTimeout))
+        if (!_committer.Writer.TryAcquire(_options.WriteTransactionTimeout))
             throw new WriteTransactionTimeoutException(_options.WriteTransactionTimeout);
         try
         {
-            _writer.Reclaim();
+            _committer.Writer.Reclaim();
             using var tx = BeginRead();
             var freeSpace = !loadFreeSpace ? _freeSpace
                 : FreeSpaceMap.Load(tx.Low, tx.Low.State.FreeSpaceDirectoryPage, tx.Low.State.NextPageNumber);
@@ -320,7 +259,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
         finally
         {
-            _writer.Release();
+            _committer.Writer.Release();
         }
     }
 
@@ -330,7 +269,7 @@ public sealed partial class StorageEnvironment : IDisposable
     private int OpenReaders(bool writerOpen)
         => _states.Readers.ActiveCount - (_states.Readers.IsActive(_flusher.ReaderSlot) ? 1 : 0)
             - (_states.Readers.IsActive(_states.DurableSlot) ? 1 : 0)
-            - (writerOpen && _states.Readers.IsActive(_writer.ReaderSlot) ? 1 : 0);
+            - (writerOpen && _states.Readers.IsActive(_committer.Writer.ReaderSlot) ? 1 : 0);
 
     /// <summary>
     /// Stops the background thread, then, unless the environment has failed, flushes every committed
@@ -347,19 +286,19 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         if (Volatile.Read(ref _disposed) != 0)
             return;
-        if (_userWriterOpen)
+        if (_committer.UserWriterOpen)
             throw new LiveTransactionsException(OpenReaders(writerOpen: true), writer: true);
         _backups.BeginClose();
         // First, because the merger holds the write lock while it works: every queued operation commits.
         StopMerger();
         WriteLazyCommitsForClose();
         _groupSeat.Close();
-        bool writerOpen = !_writer.TryAcquire(TimeSpan.Zero);
+        bool writerOpen = !_committer.Writer.TryAcquire(TimeSpan.Zero);
         int readers = OpenReaders(writerOpen);
         if (readers > 0 || writerOpen)
         {
             if (!writerOpen)
-                _writer.Release();
+                _committer.Writer.Release();
             _backups.CancelClose(); // still open: backups may start again
             throw new LiveTransactionsException(readers, writerOpen);
         }
@@ -386,7 +325,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         try
         {
-            _pipeline.Queue.WriteQueued();
+            _committer.WriteQueued();
         }
         catch (EnvironmentFailedException)
         {
@@ -395,7 +334,7 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private void ReleaseResources()
     {
-        _pipeline.Queue.Dispose(); // what is still queued is lost, as a crash would lose it (a clean close wrote it)
+        _committer.DropQueued();
         _metrics.Dispose();
         _groupSeat.Close();
         _groupSeat.Leave();
@@ -404,10 +343,9 @@ public sealed partial class StorageEnvironment : IDisposable
         _readContexts.Clear();
         _states.ReleaseAll();
         _journal.Dispose();
-        _journalMember.Dispose();
-        _pipeline.Dispose();
+        _groupSeat.Dispose();
+        _committer.Dispose();
         _scratch.Dispose();
         _dataFile.Dispose();
-        _writer.Dispose();
     }
 }

@@ -28,7 +28,6 @@ namespace Cairn.Commit;
 internal sealed unsafe class CommitPipeline : IDisposable
 {
     private readonly StatePublisher _states;
-    private readonly IJournalAppender _journal;
     private readonly FreeSpaceMap _freeSpace;
     private readonly FailureLatch _failure;
     private readonly Guid _environmentId;
@@ -60,7 +59,6 @@ internal sealed unsafe class CommitPipeline : IDisposable
         _queue = new CommitQueue(journal, states, failure, maxBytes, maxDelay);
         _entryWriter = new JournalEntryWriter(entryOptions ?? JournalWriterOptions.Default);
         _states = states;
-        _journal = journal;
         _freeSpace = freeSpace;
         _failure = failure;
         _environmentId = environmentId;
@@ -116,7 +114,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
             }
             catch (DiskFullException e)
             {
-                Log.CommitFailedDiskFull(_logger, e, e.FilePath ?? _journal.DirectoryPath);
+                Log.CommitFailedDiskFull(_logger, e, e.FilePath ?? _queue.Journal.DirectoryPath);
                 throw;
             }
             catch (JournalWriteFatalException e)

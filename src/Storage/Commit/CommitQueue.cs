@@ -23,7 +23,8 @@ namespace Cairn.Commit;
 /// </remarks>
 internal sealed unsafe class CommitQueue : IDisposable
 {
-    private readonly IJournalAppender _journal;
+    // Where writes go; replaced (under _writeLock) when the environment joins a journal group.
+    private IJournalAppender _journal;
     private readonly StatePublisher _states;
     private readonly FailureLatch _failure;
     private readonly long _maxBytes;
@@ -49,6 +50,19 @@ internal sealed unsafe class CommitQueue : IDisposable
         _maxBytes = maxBytes;
         _maxDelay = maxDelay;
         _timer = new Timer(static queue => ((CommitQueue)queue!).WriteOnTimer(), this, Timeout.Infinite, Timeout.Infinite);
+    }
+
+    /// <summary>Where the entries are written now.</summary>
+    public IJournalAppender Journal => Volatile.Read(ref _journal);
+
+    /// <summary>
+    /// From the next write on, entries go to <paramref name="journal"/>: taken under the write lock, so a write under way
+    /// finishes where it began and none goes out half to each.
+    /// </summary>
+    public void SwitchJournal(IJournalAppender journal)
+    {
+        lock (_writeLock)
+            Volatile.Write(ref _journal, journal);
     }
 
     /// <summary>The queued entries have reached the size bound: the committer writes them now.</summary>

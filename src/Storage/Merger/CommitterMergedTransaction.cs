@@ -1,0 +1,83 @@
+using Cairn.Commit;
+using Cairn.Transactions;
+
+namespace Cairn.Merger;
+
+/// <summary>One of the merger's two transactions over a <see cref="TransactionCommitter"/>; it keeps its buffers (dirty pages, freed list, journal entry) from commit to commit.</summary>
+internal sealed class CommitterMergedTransaction<TTransaction>(TransactionCommitter committer, IMergedTransactionShell<TTransaction> shell)
+    : IMergedTransaction<TTransaction> where TTransaction : class
+{
+    private readonly Dictionary<long, LowLevelTransaction.DirtyRun> _dirty = [];
+    private readonly List<(long, int)> _freed = [];
+    private readonly PreparedCommit _commit = new();
+    private LowLevelTransaction? _low;
+    private TTransaction? _transaction;
+    // The state it reads through: published, or the state after the transaction in flight.
+    private EnvironmentState? _base;
+
+    public TTransaction Transaction => _transaction!;
+
+    public long DirtyPages => _low!.DirtyPageTotal;
+
+    public long TransactionId => _commit.TransactionId;
+
+    public void OpenOnPublished() => Open(committer.Writer.PinNewest());
+
+    public void OpenOnTopOf(IMergedTransaction<TTransaction> inflight)
+        => Open(((CommitterMergedTransaction<TTransaction>)inflight)._commit.StateAfter!);
+
+    /// <summary>
+    /// The writer's reader slot stays at the last published state it was given, which keeps everything a
+    /// state after an in-flight transaction still points at from being reclaimed.
+    /// </summary>
+    private void Open(EnvironmentState state)
+    {
+        _base = state;
+        committer.Writer.Reclaim();
+        _low = committer.OpenTransaction(state, _dirty, _freed);
+        _transaction = shell.Wrap(_low);
+    }
+
+    public void Rebase()
+    {
+        var published = committer.Writer.PinNewest();
+        _base = published;
+        _low!.Rebase(published);
+    }
+
+    public void Restart()
+    {
+        if (_transaction is not null)
+            shell.Expire(_transaction);
+        committer.Pipeline.Discard(_low!);
+        Open(_base!);
+    }
+
+    public bool Prepare()
+    {
+        shell.SaveForCommit(_transaction!);
+        committer.Pipeline.Prepare(_low!, _commit);
+        if (!_commit.HasEntry)
+            return false;
+        committer.Pipeline.BuildStateAfter(_commit);
+        return true;
+    }
+
+    public void Write() => committer.Pipeline.Write(_commit);
+
+    public void Publish() => committer.Pipeline.Publish(_commit);
+
+    public void Discard() => committer.Pipeline.Discard(_low!, _commit);
+
+    public void Reset()
+    {
+        if (_transaction is not null)
+            shell.Expire(_transaction);
+        _commit.Reset();
+        _low = null;
+        _transaction = null;
+        _base = null;
+    }
+
+    public void Dispose() => _commit.Dispose();
+}

@@ -52,7 +52,7 @@ internal sealed class OrderTaker(
         Console.WriteLine($"placed {placed:N0} orders from {settings.Value.Clients} clients in {until.Elapsed.TotalSeconds:F1} s " +
                           $"({placed / until.Elapsed.TotalSeconds:N0}/s); the environment holds {finalCount:N0} " +
                           $"({(consistent ? "consistent" : "INCONSISTENT")}), health {(healthy ? "never unhealthy" : "UNHEALTHY")}");
-        Console.WriteLine(env.MergerStats.Snapshot().Format(env.IoStats).TrimEnd());
+        Console.WriteLine(env.MergerStatistics.Snapshot().Format(env.IoStats).TrimEnd());
         Environment.ExitCode = consistent && healthy ? 0 : 1;
         lifetime.StopApplication();
     }

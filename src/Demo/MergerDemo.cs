@@ -44,7 +44,7 @@ internal static class MergerDemo
                         throw new InvalidOperationException($"merged put {c}/{i} is missing after its task completed");
         }
         Array.Sort(latencies);
-        var snapshot = env.MergerStats.Snapshot();
+        var snapshot = env.MergerStatistics.Snapshot();
         return new MergerDemoResult(callers, latencies.Length, latencies.Length / seconds, snapshot.OperationsPerTransaction,
             latencies[latencies.Length / 2], latencies[(int)(latencies.Length * 0.99)], snapshot.Format(env.IoStats).TrimEnd());
     }

@@ -71,18 +71,20 @@ internal static class IoStatsJsonReader
         int environments = element.TryGetProperty("environments", out _)
             ? (int)Number(element, "environments", path, min: 1, max: ushort.MaxValue)
             : 1; // written only since journal groups
-        return new IoOperation(
-            Number(element, "seq", path),
-            kind,
-            start,
-            new TimeSpan((long)Math.Round(microseconds * 10)),
-            Number(element, "bytes", path),
-            Property(element, "file", path, JsonValueKind.String).GetString()!,
-            Number(element, "firstTx", path, min: long.MinValue),
-            Number(element, "lastTx", path, min: long.MinValue),
-            (int)Number(element, "txCount", path, max: int.MaxValue),
-            Property(element, "failed", path, JsonValueKind.True, JsonValueKind.False).GetBoolean(),
-            environments);
+        return new IoOperation
+        {
+            Sequence = Number(element, "seq", path),
+            Kind = kind,
+            StartUtc = start,
+            Duration = new TimeSpan((long)Math.Round(microseconds * 10)),
+            Bytes = Number(element, "bytes", path),
+            FilePath = Property(element, "file", path, JsonValueKind.String).GetString()!,
+            FirstTransactionId = Number(element, "firstTx", path, min: long.MinValue),
+            LastTransactionId = Number(element, "lastTx", path, min: long.MinValue),
+            TransactionCount = (int)Number(element, "txCount", path, max: int.MaxValue),
+            Failed = Property(element, "failed", path, JsonValueKind.True, JsonValueKind.False).GetBoolean(),
+            EnvironmentCount = environments,
+        };
     }
 
     private static long Number(JsonElement parent, string name, string path, long min = 0, long max = long.MaxValue)

@@ -77,7 +77,7 @@ public sealed class PackageTests(PackedCairn packed)
 
         Assert.NotEmpty(Summary(cairn, "T:Cairn.StorageEnvironment"));
         Assert.NotEmpty(Summary(cairn, "M:Cairn.WriteTransaction.Commit"));
-        Assert.NotEmpty(Summary(pal, "T:Cairn.Pal.DiskFullException"));
+        Assert.NotEmpty(Summary(pal, "T:Cairn.DiskFullException"));
     }
 
     [Fact]

@@ -2,7 +2,7 @@ namespace Cairn.TestChild;
 
 /// <summary>
 /// <c>fill-disk DIR</c>: one writer commits values of 24 B to 1.3 MiB (<see cref="LargeValues"/>) into DIR until the disk is
-/// full, printing "ack N" after each acknowledged commit; at the first <see cref="Pal.DiskFullException"/> it prints "full"
+/// full, printing "ack N" after each acknowledged commit; at the first <see cref="DiskFullException"/> it prints "full"
 /// and blocks until standard input closes: the full-disk kill test kills it there.
 /// </summary>
 public static class FillDiskCommand
@@ -16,7 +16,7 @@ public static class FillDiskCommand
             {
                 LargeValues.Put(env, key);
             }
-            catch (Pal.DiskFullException e)
+            catch (DiskFullException e)
             {
                 Console.WriteLine($"full {e.Message}");
                 Console.Out.Flush();

@@ -71,11 +71,11 @@ public static class MergerAllocationCommand
 
     private static void Measure(StorageEnvironment env, string phase, Action run)
     {
-        var before = env.MergerStats.Snapshot();
+        var before = env.MergerStatistics.Snapshot();
         long allocated = GC.GetTotalAllocatedBytes(precise: true);
         run();
         allocated = GC.GetTotalAllocatedBytes(precise: true) - allocated;
-        var after = env.MergerStats.Snapshot();
+        var after = env.MergerStatistics.Snapshot();
         Console.WriteLine($"{phase} {after.Transactions - before.Transactions} {after.Operations - before.Operations} {allocated}");
     }
 

@@ -1,4 +1,8 @@
-namespace Cairn.Pal;
+using Cairn.Pal;
+
+// In namespace Cairn with every other exception a caller of the engine may catch (docs/decisions.md, issue 26
+// item 5), though the PAL throws them.
+namespace Cairn;
 
 /// <summary>
 /// A native I/O operation failed. Carries what a person needs to act on it: the operation, the

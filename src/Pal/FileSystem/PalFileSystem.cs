@@ -3,8 +3,28 @@ using Cairn.Pal.Interop;
 namespace Cairn.Pal;
 
 /// <summary>What a directory's file system offers; see <see cref="PalFileSystem.GetInfo"/>.</summary>
-public readonly record struct PalFileSystemInfo(
-    long FreeBytes, long TotalBytes, long FileSystemType, int BlockSize, bool SupportsDirectIO, bool IsVolatile);
+/// <remarks>Init-only properties rather than positional parameters, so the type can grow without breaking a caller
+/// (docs/decisions.md, issue 26 item 5): the members of 0.2 are <c>required</c>; a member added later has a default.</remarks>
+public readonly record struct PalFileSystemInfo
+{
+    /// <summary>Bytes free for an unprivileged writer.</summary>
+    public required long FreeBytes { get; init; }
+
+    /// <summary>The file system's size in bytes.</summary>
+    public required long TotalBytes { get; init; }
+
+    /// <summary>The file system's type number (statfs f_type on Linux; 0 where the OS gives none).</summary>
+    public required long FileSystemType { get; init; }
+
+    /// <summary>The file system's block size in bytes.</summary>
+    public required int BlockSize { get; init; }
+
+    /// <summary>Whether direct (unbuffered) I/O works there: probed by opening a file with O_DIRECT and writing an aligned block.</summary>
+    public required bool SupportsDirectIO { get; init; }
+
+    /// <summary>Whether the file system keeps its data in memory only (tmpfs, ramfs): a sync or direct write there proves nothing.</summary>
+    public required bool IsVolatile { get; init; }
+}
 
 /// <summary>Path-level operations with the durability the engine needs (directory syncs after renames and links).</summary>
 public static class PalFileSystem
@@ -79,8 +99,11 @@ public static class PalFileSystem
     public static PalFileSystemInfo GetInfo(string directory)
     {
         Call(NativeMethods.cairn_fs_info_get(Init(directory), out var info, out int osError), osError, "probing the file system", directory);
-        return new PalFileSystemInfo(info.FreeBytes, info.TotalBytes, info.FsType, info.BlockSize,
-            info.SupportsDirectIo != 0, info.IsVolatile != 0);
+        return new PalFileSystemInfo
+        {
+            FreeBytes = info.FreeBytes, TotalBytes = info.TotalBytes, FileSystemType = info.FsType, BlockSize = info.BlockSize,
+            SupportsDirectIO = info.SupportsDirectIo != 0, IsVolatile = info.IsVolatile != 0,
+        };
     }
 
     private static string Init(string path)

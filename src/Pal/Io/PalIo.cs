@@ -16,7 +16,21 @@ public enum PalBackend
 }
 
 /// <summary>Options of the process-wide data-file writer; set before its first use.</summary>
-public readonly record struct PalIoOptions(bool LowPriority = true, bool ForcePwritev = false, int RingEntries = 0);
+/// <remarks>
+/// A class, not a struct: its default (<see cref="LowPriority"/> on) is not the all-zero value, and a struct's
+/// <c>default</c> or <c>new()</c> would silently turn it off (docs/decisions.md, issue 26 item 5).
+/// </remarks>
+public sealed record PalIoOptions
+{
+    /// <summary>Gives the data-file writes and syncs the lowest best-effort I/O priority (Linux IOPRIO_CLASS_BE level 7), so they yield to journal writes. Default true.</summary>
+    public bool LowPriority { get; init; } = true;
+
+    /// <summary>Uses pwritev and fdatasync even where io_uring is available. Default false.</summary>
+    public bool ForcePwritev { get; init; }
+
+    /// <summary>Entries of the io_uring submission ring; 0 (the default) means 256.</summary>
+    public int RingEntries { get; init; }
+}
 
 /// <summary>The backend the writer runs on, and the OS error that ruled io_uring out (0 if none).</summary>
 public readonly record struct PalBackendInfo(PalBackend Backend, int SetupError)
@@ -34,8 +48,10 @@ public static class PalIo
     private const int ForcePwritevFlag = 0x02;
 
     /// <summary>Configures the writer; throws if it has already started.</summary>
+    /// <exception cref="ArgumentNullException"><paramref name="options"/> is null.</exception>
     public static void Configure(PalIoOptions options)
     {
+        ArgumentNullException.ThrowIfNull(options);
         PalLibrary.EnsureInitialized();
         var native = new NativeIoOptions
         {

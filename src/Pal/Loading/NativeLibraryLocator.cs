@@ -178,19 +178,3 @@ public sealed class NativeLibraryLocator
         yield return RuntimeInformation.RuntimeIdentifier;
     }
 }
-
-/// <summary>
-/// cairnpal could not be loaded from any of <see cref="AttemptedPaths"/>: the package has no library for
-/// <see cref="Platform"/>, or the library is missing from the application's output, or it failed to load.
-/// </summary>
-/// <param name="message">The full message: the platform, every attempt, and what to do.</param>
-/// <param name="attempts">Each place tried, with why it failed.</param>
-/// <param name="platform">The runtime identifier of the platform the library was sought for.</param>
-public sealed class NativeLibraryNotFoundException(string message, IReadOnlyList<string> attempts, string platform) : DllNotFoundException(message)
-{
-    /// <summary>Each place tried, in order, as "path: why it failed".</summary>
-    public IReadOnlyList<string> AttemptedPaths { get; } = attempts;
-
-    /// <summary>The runtime identifier of the platform the library was sought for (e.g. <c>osx-arm64</c>).</summary>
-    public string Platform { get; } = platform;
-}

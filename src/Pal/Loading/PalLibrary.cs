@@ -85,15 +85,3 @@ public static class PalLibrary
         }
     }
 }
-
-/// <summary>The loaded cairnpal was built for a different ABI than these bindings.</summary>
-public sealed class PalAbiMismatchException(int expected, int actual) : InvalidOperationException(
-    $"cairnpal ABI version {actual} does not match the version {expected} these bindings require; " +
-    "rebuild the native library from the same source tree (dotnet build does this).")
-{
-    /// <summary>The ABI version these managed bindings were written for (<see cref="PalLibrary.ExpectedAbiVersion"/>).</summary>
-    public int ExpectedVersion { get; } = expected;
-
-    /// <summary>The ABI version the loaded native library reports.</summary>
-    public int ActualVersion { get; } = actual;
-}

@@ -5,49 +5,67 @@ namespace Cairn;
 /// accounting and the journal files on disk, at one moment. Trees and pages come from one snapshot (the last
 /// commit); the journal files are listed as the directory stood a moment later.
 /// </summary>
-/// <param name="DirectoryPath">The environment's directory.</param>
-/// <param name="DataFilePath">Its data file.</param>
-/// <param name="EnvironmentId">The identity written in the data file and every journal entry.</param>
-/// <param name="FormatVersion">The on-disk format version of the data file and its journal entries.</param>
-/// <param name="PageSize">Bytes per page.</param>
-/// <param name="DataFileBytes">The data file's size on disk (it grows ahead of the pages in use).</param>
-/// <param name="LastCommittedTransactionId">The snapshot's transaction: the last one committed.</param>
-/// <param name="LastFlushedTransactionId">The last transaction whose pages have all been written to the data file.</param>
-/// <param name="LastSyncedTransactionId">The last transaction synced and recorded in the header: what a restart need not replay.</param>
-/// <param name="TransactionsReplayedAtOpen">Transactions recovery replayed from the journals when this environment was opened.</param>
-/// <param name="HighWaterMark">Pages that have ever been allocated (pages 0 and 1 are the header copies); the rest of the file is unused.</param>
-/// <param name="PagesInUse">Pages below the high-water mark that hold something: headers, free-space map, trees, overflow values.</param>
-/// <param name="FreePages">Free pages the writer can hand out now.</param>
-/// <param name="PagesWaitingForReaders">
-/// Freed pages not yet allocatable: read transactions may still see them, or (once those ended) the next write
-/// transaction has yet to take them back.
-/// </param>
-/// <param name="Trees">Every named tree, in name order.</param>
-/// <param name="Journals">The files in <c>Journals/</c>, journals in sequence order first, then those kept for reuse.</param>
-/// <param name="SharedJournalRole">Whether this environment is a journal group's root or branch (a relationship of this process only).</param>
-/// <param name="OpenBranches">For a root: the branches open on it now.</param>
-/// <param name="SharesRootJournal">For a branch: whether its commits still go through its root's journal.</param>
-public sealed record EnvironmentInfo(
-    string DirectoryPath,
-    string DataFilePath,
-    Guid EnvironmentId,
-    int FormatVersion,
-    int PageSize,
-    long DataFileBytes,
-    long LastCommittedTransactionId,
-    long LastFlushedTransactionId,
-    long LastSyncedTransactionId,
-    long TransactionsReplayedAtOpen,
-    long HighWaterMark,
-    long PagesInUse,
-    long FreePages,
-    long PagesWaitingForReaders,
-    IReadOnlyList<TreeInfo> Trees,
-    IReadOnlyList<EnvironmentJournalFile> Journals,
-    SharedJournalRole SharedJournalRole,
-    int OpenBranches,
-    bool SharesRootJournal)
+/// <remarks>Init-only properties rather than positional parameters, so the type can grow without breaking a caller
+/// (docs/decisions.md, issue 26 item 5): the members of 0.2 are <c>required</c>; a member added later has a default.</remarks>
+public sealed record EnvironmentInfo
 {
+    /// <summary>The environment's directory.</summary>
+    public required string DirectoryPath { get; init; }
+
+    /// <summary>Its data file.</summary>
+    public required string DataFilePath { get; init; }
+
+    /// <summary>The identity written in the data file and every journal entry.</summary>
+    public required Guid EnvironmentId { get; init; }
+
+    /// <summary>The on-disk format version of the data file and its journal entries.</summary>
+    public required int FormatVersion { get; init; }
+
+    /// <summary>Bytes per page.</summary>
+    public required int PageSize { get; init; }
+
+    /// <summary>The data file's size on disk (it grows ahead of the pages in use).</summary>
+    public required long DataFileBytes { get; init; }
+
+    /// <summary>The snapshot's transaction: the last one committed.</summary>
+    public required long LastCommittedTransactionId { get; init; }
+
+    /// <summary>The last transaction whose pages have all been written to the data file.</summary>
+    public required long LastFlushedTransactionId { get; init; }
+
+    /// <summary>The last transaction synced and recorded in the header: what a restart need not replay.</summary>
+    public required long LastSyncedTransactionId { get; init; }
+
+    /// <summary>Transactions recovery replayed from the journals when this environment was opened.</summary>
+    public required long TransactionsReplayedAtOpen { get; init; }
+
+    /// <summary>Pages that have ever been allocated (pages 0 and 1 are the header copies); the rest of the file is unused.</summary>
+    public required long HighWaterMark { get; init; }
+
+    /// <summary>Pages below the high-water mark that hold something: headers, free-space map, trees, overflow values.</summary>
+    public required long PagesInUse { get; init; }
+
+    /// <summary>Free pages the writer can hand out now.</summary>
+    public required long FreePages { get; init; }
+
+    /// <summary>/// Freed pages not yet allocatable: read transactions may still see them, or (once those ended) the next write transaction has yet to take them back. </summary>
+    public required long PagesWaitingForReaders { get; init; }
+
+    /// <summary>Every named tree, in name order.</summary>
+    public required IReadOnlyList<TreeInfo> Trees { get; init; }
+
+    /// <summary>The files in <c>Journals/</c>, journals in sequence order first, then those kept for reuse.</summary>
+    public required IReadOnlyList<EnvironmentJournalFile> Journals { get; init; }
+
+    /// <summary>Whether this environment is a journal group's root or branch (a relationship of this process only).</summary>
+    public required SharedJournalRole SharedJournalRole { get; init; }
+
+    /// <summary>For a root: the branches open on it now.</summary>
+    public required int OpenBranches { get; init; }
+
+    /// <summary>For a branch: whether its commits still go through its root's journal.</summary>
+    public required bool SharesRootJournal { get; init; }
+
     /// <summary>
     /// A read-only environment's <see cref="ReadOnlyEnvironment.JournalTail"/>: the journal ends in an invalid entry,
     /// left as it is. Always null from <see cref="StorageEnvironment.GetInfo"/>, whose open cut such a tail off (and logged it).
@@ -71,25 +89,52 @@ public sealed record JournalTailDamage(string FilePath, long Offset, long? Trans
 }
 
 /// <summary>One named tree in <see cref="EnvironmentInfo.Trees"/>.</summary>
-/// <param name="Name">The tree's name.</param>
-/// <param name="Entries">Its entries.</param>
-/// <param name="Depth">Levels from the root to a leaf; 1 for a tree that is a single leaf.</param>
-/// <param name="BranchPages">Pages of its branch (inner) nodes.</param>
-/// <param name="LeafPages">Pages of its leaves.</param>
-/// <param name="OverflowPages">Pages holding values too large for a leaf.</param>
-public sealed record TreeInfo(string Name, long Entries, int Depth, long BranchPages, long LeafPages, long OverflowPages);
+/// <remarks>Init-only properties rather than positional parameters, so the type can grow without breaking a caller
+/// (docs/decisions.md, issue 26 item 5): the members of 0.2 are <c>required</c>; a member added later has a default.</remarks>
+public sealed record TreeInfo
+{
+    /// <summary>The tree's name.</summary>
+    public required string Name { get; init; }
+
+    /// <summary>Its entries.</summary>
+    public required long Entries { get; init; }
+
+    /// <summary>Levels from the root to a leaf; 1 for a tree that is a single leaf.</summary>
+    public required int Depth { get; init; }
+
+    /// <summary>Pages of its branch (inner) nodes.</summary>
+    public required long BranchPages { get; init; }
+
+    /// <summary>Pages of its leaves.</summary>
+    public required long LeafPages { get; init; }
+
+    /// <summary>Pages holding values too large for a leaf.</summary>
+    public required long OverflowPages { get; init; }
+}
 
 /// <summary>One file in the environment's <c>Journals/</c> folder, in <see cref="EnvironmentInfo.Journals"/>.</summary>
-/// <param name="FileName">Its name in the folder.</param>
-/// <param name="FilePath">Its full path.</param>
-/// <param name="Number">A journal's sequence number, or the number of a file kept for reuse.</param>
-/// <param name="IsRecyclable">A synced journal (or a prepared spare) kept for reuse, which recovery never reads.</param>
-/// <param name="Bytes">Its size (journals are pre-allocated: the size, not how much of it holds entries).</param>
-/// <param name="LinkCount">
-/// Its names on the file system: above 1 for a journal shared within a journal group (a root's journal file
-/// hard-linked into its branches' folders; docs/design.md, "Journal groups").
-/// </param>
-public sealed record EnvironmentJournalFile(string FileName, string FilePath, long Number, bool IsRecyclable, long Bytes, long LinkCount);
+/// <remarks>Init-only properties rather than positional parameters, so the type can grow without breaking a caller
+/// (docs/decisions.md, issue 26 item 5): the members of 0.2 are <c>required</c>; a member added later has a default.</remarks>
+public sealed record EnvironmentJournalFile
+{
+    /// <summary>Its name in the folder.</summary>
+    public required string FileName { get; init; }
+
+    /// <summary>Its full path.</summary>
+    public required string FilePath { get; init; }
+
+    /// <summary>A journal's sequence number, or the number of a file kept for reuse.</summary>
+    public required long Number { get; init; }
+
+    /// <summary>A synced journal (or a prepared spare) kept for reuse, which recovery never reads.</summary>
+    public required bool IsRecyclable { get; init; }
+
+    /// <summary>Its size (journals are pre-allocated: the size, not how much of it holds entries).</summary>
+    public required long Bytes { get; init; }
+
+    /// <summary>Its names on the file system: above 1 for a journal shared within a journal group (a root's journal file hard-linked into its branches' folders; docs/design.md, "Journal groups").</summary>
+    public required long LinkCount { get; init; }
+}
 
 /// <summary>An environment's place in a journal group (<see cref="StorageEnvironment.OpenBranch"/>).</summary>
 public enum SharedJournalRole

@@ -33,28 +33,44 @@ internal static class EnvironmentInfoReader
         foreach (var name in tx.GetTreeNames())
         {
             var tree = tx.OpenTree(name).Inner.State;
-            trees.Add(new TreeInfo(name, tree.EntryCount, tree.Depth, tree.BranchPages, tree.LeafPages, tree.OverflowPages));
+            trees.Add(new TreeInfo
+            {
+                Name = name, Entries = tree.EntryCount, Depth = tree.Depth,
+                BranchPages = tree.BranchPages, LeafPages = tree.LeafPages, OverflowPages = tree.OverflowPages,
+            });
         }
 
         long markedFree = FreeSpaceMap.CountMarkedFree(tx.Low, state.FreeSpaceDirectoryPage, state.NextPageNumber);
         long waiting = waitingPages.Count(page => FreeSpaceMap.IsMarkedFree(tx.Low, state.FreeSpaceDirectoryPage, page));
         var journals = JournalFilesOnDisk.List(standing.JournalDirectoryPath)
-            .Select(f => new EnvironmentJournalFile(f.FileName, f.FilePath, f.Number, f.IsRecyclable, f.Bytes, f.LinkCount))
+            .Select(f => new EnvironmentJournalFile
+            {
+                FileName = f.FileName, FilePath = f.FilePath, Number = f.Number,
+                IsRecyclable = f.IsRecyclable, Bytes = f.Bytes, LinkCount = f.LinkCount,
+            })
             .ToArray();
 
-        return new EnvironmentInfo(
-            standing.DirectoryPath, standing.DataFilePath, standing.EnvironmentId, FileHeader.CurrentFormatVersion, StorageConstants.PageSize,
-            DataFileBytes: new FileInfo(standing.DataFilePath).Length,
-            LastCommittedTransactionId: state.TransactionId,
-            LastFlushedTransactionId: standing.LastFlushedTransactionId,
-            LastSyncedTransactionId: standing.LastSyncedTransactionId,
-            TransactionsReplayedAtOpen: standing.TransactionsReplayedAtOpen,
-            HighWaterMark: state.NextPageNumber,
-            PagesInUse: state.NextPageNumber - markedFree,
-            FreePages: markedFree - waiting,
-            PagesWaitingForReaders: waiting,
-            Trees: trees.AsReadOnly(),
-            Journals: Array.AsReadOnly(journals),
-            standing.Role, standing.OpenBranches, standing.SharesRootJournal);
+        return new EnvironmentInfo
+        {
+            DirectoryPath = standing.DirectoryPath,
+            DataFilePath = standing.DataFilePath,
+            EnvironmentId = standing.EnvironmentId,
+            FormatVersion = FileHeader.CurrentFormatVersion,
+            PageSize = StorageConstants.PageSize,
+            DataFileBytes = new FileInfo(standing.DataFilePath).Length,
+            LastCommittedTransactionId = state.TransactionId,
+            LastFlushedTransactionId = standing.LastFlushedTransactionId,
+            LastSyncedTransactionId = standing.LastSyncedTransactionId,
+            TransactionsReplayedAtOpen = standing.TransactionsReplayedAtOpen,
+            HighWaterMark = state.NextPageNumber,
+            PagesInUse = state.NextPageNumber - markedFree,
+            FreePages = markedFree - waiting,
+            PagesWaitingForReaders = waiting,
+            Trees = trees.AsReadOnly(),
+            Journals = Array.AsReadOnly(journals),
+            SharedJournalRole = standing.Role,
+            OpenBranches = standing.OpenBranches,
+            SharesRootJournal = standing.SharesRootJournal,
+        };
     }
 }

@@ -26,10 +26,13 @@ internal sealed class JournalGroupSeat(WriteAheadJournal journal, JournalGroupMe
     // As a branch: its place in its root's group (null once it left).
     private GroupMembership? _membership = membership;
 
-    public bool IsBranch => branchMember is not null;
+    // A branch's member, kept apart from _member: whether this is a branch never changes.
+    private readonly JournalGroupMember? _branchMember = branchMember;
+
+    public bool IsBranch => _branchMember is not null;
 
     /// <summary>Whether this branch's commits still go through its root's journal (false once it fell back to its own).</summary>
-    public bool SharesRootJournal => branchMember is { Sharing: true };
+    public bool SharesRootJournal => _branchMember is { Sharing: true };
 
     /// <summary>Branches open on this root.</summary>
     public int BranchCount

@@ -15,7 +15,7 @@ namespace Cairn;
 /// <para><c>default(ReadSnapshot)</c> was not begun: its members throw <see cref="InvalidOperationException"/>
 /// (its <see cref="Dispose"/> does nothing).</para>
 /// </remarks>
-public readonly struct ReadSnapshot : IDisposable
+public readonly struct ReadSnapshot : IReadTransaction
 {
     private readonly StorageEnvironment? _environment;
     private readonly ReadContext? _context;

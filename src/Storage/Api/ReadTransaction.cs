@@ -12,7 +12,7 @@ namespace Cairn;
 /// is pooled); <see cref="StorageEnvironment.BeginReadSnapshot"/> is the same transaction as a struct, for
 /// code that must allocate nothing.
 /// </remarks>
-public class ReadTransaction : IDisposable
+public class ReadTransaction : IReadTransaction
 {
     private readonly Transactions.ReadContext _context;
     // The use of the (pooled) context this transaction is: trees and cursors it hands out carry it too.

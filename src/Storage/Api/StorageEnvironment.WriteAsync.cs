@@ -69,7 +69,7 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
     }
 
     /// <summary>What the transaction merger has done so far (all zeros until the first <c>WriteAsync</c>).</summary>
-    public MergerStatistics MergerStats => _mergerStatistics;
+    public MergerStatistics MergerStatistics => _mergerStatistics;
 
     /// <summary>Drains the merger's queue (every queued operation runs and commits), then closes as <see cref="Dispose"/> does.</summary>
     public ValueTask DisposeAsync()

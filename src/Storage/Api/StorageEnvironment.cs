@@ -207,7 +207,7 @@ public sealed partial class StorageEnvironment : IDisposable
     /// oldest running backup started from (the backup copies every journal after it); the rest it covered go when the
     /// last running backup ends. No checkpoint goes journal by journal while a backup runs.
     /// </remarks>
-    /// <exception cref="Pal.DiskFullException">Not even one journal's pages fit: the message says how many bytes the data
+    /// <exception cref="DiskFullException">Not even one journal's pages fit: the message says how many bytes the data
     /// file had to grow and how many its file system had free. Nothing is lost (the journals keep what is not in the data
     /// file) and the environment goes on; the journals already passed are gone.</exception>
     public void Checkpoint()

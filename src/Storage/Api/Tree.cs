@@ -7,21 +7,29 @@ namespace Cairn;
 /// valid until the transaction ends or (in a write transaction) the tree is next modified; copy
 /// them out (<see cref="TryGet(ReadOnlySpan{byte}, Span{byte}, out int)"/>) to keep them longer.
 /// </summary>
+/// <remarks>
+/// A struct so that opening a tree allocates nothing (a pooled read transaction hands out the same one). A tree
+/// comes only from <see cref="ReadTransaction.OpenTree(string)"/>, <see cref="ReadSnapshot.OpenTree(string)"/> or
+/// <see cref="WriteTransaction.CreateTree"/> (or their <c>TryOpenTree</c> forms): every member of
+/// <c>default(Tree)</c> throws <see cref="InvalidOperationException"/> naming them.
+/// </remarks>
 public readonly struct Tree
 {
     private readonly Transactions.ReadContext? _context;
     private readonly long _generation;
+    private readonly string? _name;
 
     internal Tree(Transactions.ReadContext context, long generation, Trees.BTree inner, string name)
     {
         _context = context;
         _generation = generation;
         Inner = inner;
-        Name = name;
+        _name = name;
     }
 
     /// <summary>The tree's name, as given to <see cref="ReadTransaction.OpenTree(string)"/> or <see cref="WriteTransaction.CreateTree"/>.</summary>
-    public string Name { get; }
+    /// <exception cref="InvalidOperationException">This is <c>default(Tree)</c>, not a tree a transaction opened.</exception>
+    public string Name => _name ?? throw NotOpened();
 
     internal Trees.BTree Inner { get; }
 
@@ -86,10 +94,13 @@ public readonly struct Tree
     private void Check()
     {
         if (_context is null)
-            throw new InvalidOperationException("This Tree was not opened from a transaction.");
+            throw NotOpened();
         if (!_context.IsCurrent(_generation))
             throw ReadAccess.Ended();
     }
+
+    private static InvalidOperationException NotOpened()
+        => new("This Tree is default(Tree), not a tree a transaction opened: get one from ReadTransaction.OpenTree, ReadSnapshot.OpenTree or WriteTransaction.CreateTree.");
 
     private void CheckWritable()
     {

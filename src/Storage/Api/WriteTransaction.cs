@@ -83,7 +83,7 @@ public sealed class WriteTransaction : ReadTransaction
     /// <param name="mode">Durable, or lazy (see <see cref="CommitMode"/> for what a crash keeps).</param>
     /// <returns>The committed transaction's id (<see cref="CommitTransactionId"/>), or, if it changed nothing, the id it read.</returns>
     /// <exception cref="EnvironmentFailedException">The journal write failed (the outcome of this and of lazily committed transactions before it is unknown until the environment is reopened).</exception>
-    /// <exception cref="Pal.DiskFullException">The journal write found the disk full: the transaction was rolled back (durable mode, nothing lazy queued).</exception>
+    /// <exception cref="DiskFullException">The journal write found the disk full: the transaction was rolled back (durable mode, nothing lazy queued).</exception>
     public long Commit(CommitMode mode)
     {
         ThrowIfDisposed();

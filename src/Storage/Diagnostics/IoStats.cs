@@ -276,8 +276,12 @@ public sealed class IoStats
         // Versions only grow, so an unchanged one means no writer touched the slot meanwhile.
         if (Volatile.Read(ref slot.Version) != version)
             return false;
-        operation = new IoOperation(sequence, kind, _clock.ToUtc(start), IoClock.ToDuration(elapsed), bytes, filePath!,
-                                    firstTransactionId, lastTransactionId, transactionCount, failed, Math.Max(1, environmentCount));
+        operation = new IoOperation
+        {
+            Sequence = sequence, Kind = kind, StartUtc = _clock.ToUtc(start), Duration = IoClock.ToDuration(elapsed), Bytes = bytes,
+            FilePath = filePath!, FirstTransactionId = firstTransactionId, LastTransactionId = lastTransactionId,
+            TransactionCount = transactionCount, Failed = failed, EnvironmentCount = Math.Max(1, environmentCount),
+        };
         return true;
     }
 

@@ -64,17 +64,19 @@ public sealed class IoStatsSummary
         }
         int count = durations.Count;
         if (count == 0)
-            return new IoKindSummary(kind, 0, 0, 0, TimeSpan.Zero, TimeSpan.Zero, TimeSpan.Zero, TimeSpan.Zero, TimeSpan.Zero, 0);
+            return IoKindSummary.None(kind);
 
         durations.Sort();
         var total = new TimeSpan(totalTicks);
-        return new IoKindSummary(
-            kind, count, failed, bytes, total,
-            MeanDuration: new TimeSpan(totalTicks / count),
-            P50Duration: new TimeSpan(NearestRank(durations, 50)),
-            P99Duration: new TimeSpan(NearestRank(durations, 99)),
-            MaxDuration: new TimeSpan(durations[count - 1]),
-            BytesPerSecond: totalTicks == 0 ? 0 : bytes / total.TotalSeconds);
+        return new IoKindSummary
+        {
+            Kind = kind, Count = count, Failed = failed, Bytes = bytes, TotalDuration = total,
+            MeanDuration = new TimeSpan(totalTicks / count),
+            P50Duration = new TimeSpan(NearestRank(durations, 50)),
+            P99Duration = new TimeSpan(NearestRank(durations, 99)),
+            MaxDuration = new TimeSpan(durations[count - 1]),
+            BytesPerSecond = totalTicks == 0 ? 0 : bytes / total.TotalSeconds,
+        };
     }
 
     // Nearest rank rather than interpolation: the result is always a duration that really occurred,

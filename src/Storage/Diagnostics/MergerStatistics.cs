@@ -30,9 +30,12 @@ public sealed class MergerStatistics
     internal void RecordBatch(long transactionId, int operations, long queueWaitTicks, long maxQueueWaitTicks,
         long executingTicks, long journalWriteTicks, int reruns)
     {
-        var batch = new MergedBatch(transactionId, operations,
-            operations == 0 ? TimeSpan.Zero : Ticks(queueWaitTicks / operations), Ticks(maxQueueWaitTicks),
-            Ticks(executingTicks), Ticks(journalWriteTicks), reruns);
+        var batch = new MergedBatch
+        {
+            TransactionId = transactionId, Operations = operations,
+            AverageQueueWait = operations == 0 ? TimeSpan.Zero : Ticks(queueWaitTicks / operations), MaxQueueWait = Ticks(maxQueueWaitTicks),
+            Executing = Ticks(executingTicks), JournalWrite = Ticks(journalWriteTicks), Reruns = reruns,
+        };
         Metrics?.RecordMergedTransaction(operations);
         lock (_gate)
         {
@@ -59,8 +62,12 @@ public sealed class MergerStatistics
             var recent = new MergedBatch[count];
             for (int i = 0; i < count; i++)
                 recent[i] = _recent[(_batches - count + i) % RecentCapacity];
-            return new MergerStatisticsSnapshot(_batches, _operations, Interlocked.Read(ref _failed), Interlocked.Read(ref _cancelled),
-                _reruns, _maxOperations, Ticks(_queueWaitTicks), Ticks(_maxQueueWaitTicks), recent);
+            return new MergerStatisticsSnapshot
+            {
+                Transactions = _batches, Operations = _operations, FailedOperations = Interlocked.Read(ref _failed),
+                CancelledOperations = Interlocked.Read(ref _cancelled), Reruns = _reruns, MaxOperationsPerTransaction = _maxOperations,
+                TotalQueueWait = Ticks(_queueWaitTicks), MaxQueueWait = Ticks(_maxQueueWaitTicks), RecentBatches = recent,
+            };
         }
     }
 
@@ -68,26 +75,38 @@ public sealed class MergerStatistics
 }
 
 /// <summary>A copy of <see cref="MergerStatistics"/> at one moment.</summary>
-/// <param name="Transactions">Transactions the merger committed (each one journal write).</param>
-/// <param name="Operations">Operations committed in them.</param>
-/// <param name="FailedOperations">Operations that threw (each failed alone; the rest of its batch committed).</param>
-/// <param name="CancelledOperations">Operations cancelled before the merger ran them.</param>
-/// <param name="Reruns">Batches re-run without an operation that threw.</param>
-/// <param name="MaxOperationsPerTransaction">Largest batch.</param>
-/// <param name="TotalQueueWait">Summed time operations spent queued.</param>
-/// <param name="MaxQueueWait">Longest time one operation spent queued.</param>
-/// <param name="RecentBatches">The most recent batches (up to 1,024), oldest first.</param>
-public sealed record MergerStatisticsSnapshot(
-    long Transactions,
-    long Operations,
-    long FailedOperations,
-    long CancelledOperations,
-    long Reruns,
-    int MaxOperationsPerTransaction,
-    TimeSpan TotalQueueWait,
-    TimeSpan MaxQueueWait,
-    IReadOnlyList<MergedBatch> RecentBatches)
+/// <remarks>Init-only properties rather than positional parameters, so the type can grow without breaking a caller
+/// (docs/decisions.md, issue 26 item 5): the members of 0.2 are <c>required</c>; a member added later has a default.</remarks>
+public sealed record MergerStatisticsSnapshot
 {
+    /// <summary>Transactions the merger committed (each one journal write).</summary>
+    public required long Transactions { get; init; }
+
+    /// <summary>Operations committed in them.</summary>
+    public required long Operations { get; init; }
+
+    /// <summary>Operations that threw (each failed alone; the rest of its batch committed).</summary>
+    public required long FailedOperations { get; init; }
+
+    /// <summary>Operations cancelled before the merger ran them.</summary>
+    public required long CancelledOperations { get; init; }
+
+    /// <summary>Batches re-run without an operation that threw.</summary>
+    public required long Reruns { get; init; }
+
+    /// <summary>Largest batch.</summary>
+    public required int MaxOperationsPerTransaction { get; init; }
+
+    /// <summary>Summed time operations spent queued.</summary>
+    public required TimeSpan TotalQueueWait { get; init; }
+
+    /// <summary>Longest time one operation spent queued.</summary>
+    public required TimeSpan MaxQueueWait { get; init; }
+
+    /// <summary>The most recent batches (up to 1,024), oldest first.</summary>
+    public required IReadOnlyList<MergedBatch> RecentBatches { get; init; }
+
+
     /// <summary>Operations per merged transaction on average (0 before the first).</summary>
     public double OperationsPerTransaction => Transactions == 0 ? 0 : (double)Operations / Transactions;
 

@@ -17,7 +17,7 @@ internal static class DataFileWriterSetup
             return;
         try
         {
-            PalIo.Configure(new PalIoOptions(LowPriority: true));
+            PalIo.Configure(new PalIoOptions { LowPriority = true });
         }
         catch (InvalidOperationException)
         {

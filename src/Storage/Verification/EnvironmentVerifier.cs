@@ -154,5 +154,9 @@ internal static unsafe class EnvironmentVerifier
 internal readonly record struct VerificationSummary(long TransactionId, long HighWaterMark, long PagesInUse, long FreePages,
     long PagesWaitingForReaders, int Trees, long Entries)
 {
-    public VerificationReport ToReport() => new(TransactionId, HighWaterMark, PagesInUse, FreePages, PagesWaitingForReaders, Trees, Entries);
+    public VerificationReport ToReport() => new()
+    {
+        TransactionId = TransactionId, TotalPages = HighWaterMark, PagesInUse = PagesInUse, FreePages = FreePages,
+        PagesWaitingForReaders = PagesWaitingForReaders, Trees = Trees, Entries = Entries,
+    };
 }

@@ -237,8 +237,13 @@ public class IoStatsConcurrencyTests(ITestOutputHelper output)
             long key = operation.FirstTransactionId;
             Assert.Equal(writer, (int)(key >> 32));
             int index = (int)(uint)key;
-            var expected = new IoOperation(operation.Sequence, KindOf(index), stats.ToUtc(StartOf(key)), TimeSpan.FromMicroseconds(MicrosecondsOf(key)),
-                                           BytesOf(key), WriterFiles[writer], key, ~key, TransactionCountOf(writer, index), FailedOf(writer, index));
+            var expected = new IoOperation
+            {
+                Sequence = operation.Sequence, Kind = KindOf(index), StartUtc = stats.ToUtc(StartOf(key)),
+                Duration = TimeSpan.FromMicroseconds(MicrosecondsOf(key)), Bytes = BytesOf(key), FilePath = WriterFiles[writer],
+                FirstTransactionId = key, LastTransactionId = ~key, TransactionCount = TransactionCountOf(writer, index),
+                Failed = FailedOf(writer, index), EnvironmentCount = 1,
+            };
             Assert.Equal(expected, operation);
 
             // A writer's records get increasing sequences, so in sequence order its indexes increase.

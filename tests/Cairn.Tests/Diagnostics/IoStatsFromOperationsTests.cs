@@ -25,7 +25,11 @@ public class IoStatsFromOperationsTests
     {
         var at = new DateTime(2026, 11, 27, 12, 0, 0, DateTimeKind.Utc);
         IoOperation Operation(long sequence, IoOperationKind kind = IoOperationKind.DataSync)
-            => new(sequence, kind, at, TimeSpan.FromMilliseconds(1), 0, "/data/cairn.data", 1, 1, 0, false);
+            => new()
+            {
+                Sequence = sequence, Kind = kind, StartUtc = at, Duration = TimeSpan.FromMilliseconds(1), Bytes = 0, FilePath = "/data/cairn.data",
+                FirstTransactionId = 1, LastTransactionId = 1, TransactionCount = 0, Failed = false, EnvironmentCount = 1,
+            };
 
         Assert.Throws<ArgumentOutOfRangeException>(() => IoStats.FromOperations(16, 40, 0, [Operation(30), Operation(29)]));
         Assert.Throws<ArgumentOutOfRangeException>(() => IoStats.FromOperations(16, 40, 0, [Operation(23)]));

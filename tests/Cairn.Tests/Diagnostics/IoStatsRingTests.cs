@@ -64,7 +64,12 @@ public class IoStatsRingTests
 
         Assert.Equal(2, operations.Length);
         var flush = operations[0];
-        Assert.Equal(new IoOperation(0, IoOperationKind.DataFlush, stats.ToUtc(start), TimeSpan.FromMicroseconds(1_234), 81_920, "/env/data", 40, 47, 8, true), flush);
+        Assert.Equal(new IoOperation
+        {
+            Sequence = 0, Kind = IoOperationKind.DataFlush, StartUtc = stats.ToUtc(start), Duration = TimeSpan.FromMicroseconds(1_234),
+            Bytes = 81_920, FilePath = "/env/data", FirstTransactionId = 40, LastTransactionId = 47, TransactionCount = 8, Failed = true,
+            EnvironmentCount = 1,
+        }, flush);
         Assert.Equal(DateTimeKind.Utc, flush.StartUtc.Kind);
         var sync = operations[1];
         Assert.Equal(1, sync.Sequence);
@@ -199,7 +204,12 @@ public class IoStatsRingTests
     {
         var p = Numbered.For(n);
         Assert.Equal(
-            new IoOperation(n, p.Kind, stats.ToUtc(p.Start), TimeSpan.FromMicroseconds(p.ElapsedMicroseconds), p.Bytes, p.File, p.FirstTx, p.LastTx, p.TxCount, p.Failed),
+            new IoOperation
+            {
+                Sequence = n, Kind = p.Kind, StartUtc = stats.ToUtc(p.Start), Duration = TimeSpan.FromMicroseconds(p.ElapsedMicroseconds),
+                Bytes = p.Bytes, FilePath = p.File, FirstTransactionId = p.FirstTx, LastTransactionId = p.LastTx,
+                TransactionCount = p.TxCount, Failed = p.Failed, EnvironmentCount = 1,
+            },
             operation);
     }
 

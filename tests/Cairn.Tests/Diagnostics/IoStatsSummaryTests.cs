@@ -22,14 +22,14 @@ public class IoStatsSummaryTests
 
         Assert.Equal(106, summary.OperationCount);
         // Total 5050 µs; mean 50.5; p50 = 50th of 100 (rank ⌈50⌉); p99 = 99th (rank ⌈99⌉).
-        Assert.Equal(new IoKindSummary(IoOperationKind.DataFlush, 100, 0, 409_600, Us(5_050), Us(50.5), Us(50), Us(99), Us(100), 0),
+        Assert.Equal(Summary(IoOperationKind.DataFlush, 100, 0, 409_600, Us(5_050), Us(50.5), Us(50), Us(99), Us(100), 0),
                      WithoutRate(summary.DataFlush));
         AssertRate(409_600 / 0.005_05, summary.DataFlush);
         // Sorted 10, 20, 30, 40, 1000: total 1100, mean 220; p50 = 3rd (rank ⌈2.5⌉); p99 = 5th (rank ⌈4.95⌉).
-        Assert.Equal(new IoKindSummary(IoOperationKind.JournalWrite, 5, 1, 1_500, Us(1_100), Us(220), Us(30), Us(1_000), Us(1_000), 0),
+        Assert.Equal(Summary(IoOperationKind.JournalWrite, 5, 1, 1_500, Us(1_100), Us(220), Us(30), Us(1_000), Us(1_000), 0),
                      WithoutRate(summary.JournalWrite));
         AssertRate(1_500 / 0.0011, summary.JournalWrite);
-        Assert.Equal(new IoKindSummary(IoOperationKind.DataSync, 1, 0, 0, Us(7), Us(7), Us(7), Us(7), Us(7), 0), summary.DataSync);
+        Assert.Equal(Summary(IoOperationKind.DataSync, 1, 0, 0, Us(7), Us(7), Us(7), Us(7), Us(7), 0), summary.DataSync);
 
         Assert.Equal([IoOperationKind.JournalWrite, IoOperationKind.DataFlush, IoOperationKind.DataSync], summary.Kinds.Select(k => k.Kind));
         Assert.Equal(summary.DataFlush, summary[IoOperationKind.DataFlush]);
@@ -79,7 +79,7 @@ public class IoStatsSummaryTests
 
         Assert.Equal(0, summary.OperationCount);
         foreach (var kind in new[] { IoOperationKind.JournalWrite, IoOperationKind.DataFlush, IoOperationKind.DataSync })
-            Assert.Equal(new IoKindSummary(kind, 0, 0, 0, TimeSpan.Zero, TimeSpan.Zero, TimeSpan.Zero, TimeSpan.Zero, TimeSpan.Zero, 0), summary[kind]);
+            Assert.Equal(Summary(kind, 0, 0, 0, TimeSpan.Zero, TimeSpan.Zero, TimeSpan.Zero, TimeSpan.Zero, TimeSpan.Zero, 0), summary[kind]);
     }
 
     [Fact]
@@ -124,7 +124,11 @@ public class IoStatsSummaryTests
     }
 
     private static IoOperation Operation(long sequence, IoOperationKind kind, long microseconds)
-        => new(sequence, kind, DateTime.UnixEpoch, Us(microseconds), 0, "/env/file", 1, 1, 1, false);
+        => new()
+        {
+            Sequence = sequence, Kind = kind, StartUtc = DateTime.UnixEpoch, Duration = Us(microseconds), Bytes = 0, FilePath = "/env/file",
+            FirstTransactionId = 1, LastTransactionId = 1, TransactionCount = 1, Failed = false, EnvironmentCount = 1,
+        };
 
     private static TimeSpan Us(double microseconds) => TimeSpan.FromTicks((long)(microseconds * 10));
 
@@ -133,4 +137,11 @@ public class IoStatsSummaryTests
     // The rate is a floating-point division: equal to the hand-computed one up to rounding.
     private static void AssertRate(double expected, IoKindSummary summary)
         => Assert.Equal(expected, summary.BytesPerSecond, tolerance: expected * 1e-12);
+
+    private static IoKindSummary Summary(IoOperationKind kind, int count, int failed, long bytes, TimeSpan total, TimeSpan mean,
+        TimeSpan p50, TimeSpan p99, TimeSpan max, double bytesPerSecond) => new()
+    {
+        Kind = kind, Count = count, Failed = failed, Bytes = bytes, TotalDuration = total, MeanDuration = mean,
+        P50Duration = p50, P99Duration = p99, MaxDuration = max, BytesPerSecond = bytesPerSecond,
+    };
 }

@@ -27,6 +27,10 @@ public class AllocationTests
     }
 
     [Fact]
+    public void A_read_snapshot_read_through_the_shared_read_contract_generically_allocates_nothing()
+        => Assert.Equal(0, IsolatedAllocation.Measure(ReadSnapshotThroughContractProbe));
+
+    [Fact]
     public void A_blocking_Write_allocates_nothing_on_its_thread_in_steady_state() => Assert.Equal(0, IsolatedAllocation.Measure(BlockingWriteProbe));
 
     [Fact]
@@ -78,6 +82,24 @@ public class AllocationTests
             }
         });
     }
+
+    /// <summary>The same through <see cref="IReadTransaction"/> as a generic constraint: the struct is not boxed.</summary>
+    internal static long ReadSnapshotThroughContractProbe()
+    {
+        using var dir = new TestDirectory("alloc-contract");
+        using var env = OpenWarm(dir, out var keys);
+        return SteadyStateAllocation.Measure(() =>
+        {
+            foreach (var key in keys)
+            {
+                using var snapshot = env.BeginReadSnapshot();
+                if (!Has(snapshot, key))
+                    throw new InvalidOperationException("a key went missing");
+            }
+        });
+    }
+
+    private static bool Has<TRead>(TRead read, byte[] key) where TRead : IReadTransaction => read.OpenTree("t").TryGet(key, out _);
 
     /// <summary>The same through a tree handle, after a commit (so the handle's tree objects are re-pointed, not reallocated).</summary>
     internal static long ReadSnapshotThroughHandleProbe()

@@ -40,7 +40,11 @@ public class EnvironmentInfoTests
         foreach (var tree in info.Trees)
         {
             var state = read.OpenTree(tree.Name).Inner.State;
-            Assert.Equal(new TreeInfo(tree.Name, state.EntryCount, state.Depth, state.BranchPages, state.LeafPages, state.OverflowPages), tree);
+            Assert.Equal(new TreeInfo
+            {
+                Name = tree.Name, Entries = state.EntryCount, Depth = state.Depth,
+                BranchPages = state.BranchPages, LeafPages = state.LeafPages, OverflowPages = state.OverflowPages,
+            }, tree);
         }
         Assert.Equal(20_000, info.Trees[0].Entries);
         Assert.True(info.Trees[0].Depth >= 2, $"20,000 entries in a tree of depth {info.Trees[0].Depth}");

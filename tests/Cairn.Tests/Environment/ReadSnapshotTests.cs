@@ -114,7 +114,10 @@ public sealed class ReadSnapshotTests : IDisposable
     {
         ReadSnapshot none = default;
         Assert.False(none.IsDisposed);
-        Assert.Throws<InvalidOperationException>(() => none.OpenTree("t"));
+        var thrown = Assert.Throws<InvalidOperationException>(() => none.OpenTree("t"));
+        Assert.Contains("StorageEnvironment.BeginReadSnapshot()", thrown.Message);
+        Assert.Throws<InvalidOperationException>(() => none.TransactionId);
+        Assert.Throws<InvalidOperationException>(() => none.GetTreeNames());
         none.Dispose();
     }
 

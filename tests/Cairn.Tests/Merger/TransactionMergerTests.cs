@@ -37,7 +37,7 @@ public sealed class TransactionMergerTests
             await Task.WhenAll(tasks);
 
             Assert.Equal(callers * perCaller, Count(env));
-            var stats = env.MergerStats.Snapshot();
+            var stats = env.MergerStatistics.Snapshot();
             Assert.Equal(callers * perCaller, stats.Operations);
             Assert.True(stats.Transactions < stats.Operations, $"no merging: {stats.Transactions} transactions for {stats.Operations} operations");
             Assert.Equal(Math.Min(stats.Transactions, 1024), stats.RecentBatches.Count);
@@ -100,7 +100,7 @@ public sealed class TransactionMergerTests
                 Assert.Equal(Bytes.Value(i, 80), Read(env, Bytes.Key(i)));
             }
         }
-        var stats = env.MergerStats.Snapshot();
+        var stats = env.MergerStatistics.Snapshot();
         Assert.Equal(6, stats.FailedOperations);
         Assert.True(stats.Reruns >= 1);
         env.Verify();
@@ -135,7 +135,7 @@ public sealed class TransactionMergerTests
         await kept;
         Assert.Null(Read(env, Bytes.Key(7)));
         Assert.Equal(Bytes.Value(8, 10), Read(env, Bytes.Key(8)));
-        Assert.Equal(1, env.MergerStats.Snapshot().CancelledOperations);
+        Assert.Equal(1, env.MergerStatistics.Snapshot().CancelledOperations);
 
         // Already cancelled: never queued at all.
         await Assert.ThrowsAnyAsync<OperationCanceledException>(
@@ -245,7 +245,7 @@ public sealed class TransactionMergerTests
             }
         })).ToArray();
         await Task.WhenAll(tasks);
-        var stats = env.MergerStats.Snapshot();
+        var stats = env.MergerStatistics.Snapshot();
         Assert.True(stats.Transactions > 1);
         env.ForTestingPurposesOnly().SimulateProcessCrash();
 
@@ -314,9 +314,9 @@ public sealed class TransactionMergerTests
         Assert.True(committed > 0 && cancelled > 0, $"{committed} committed, {cancelled} cancelled: the race was not exercised");
         // A cancelled operation is counted when the merger reaches its queue entry, which may come after its caller moved on.
         var deadline = DateTime.UtcNow.AddSeconds(10);
-        while (env.MergerStats.Snapshot().CancelledOperations < cancelled && DateTime.UtcNow < deadline)
+        while (env.MergerStatistics.Snapshot().CancelledOperations < cancelled && DateTime.UtcNow < deadline)
             await Task.Delay(5);
-        Assert.Equal(cancelled, env.MergerStats.Snapshot().CancelledOperations);
+        Assert.Equal(cancelled, env.MergerStatistics.Snapshot().CancelledOperations);
         env.Verify();
     }
 

@@ -48,8 +48,12 @@ public class IoStatsReadJsonTests
               "file":"/srv/env/journal","firstTx":2905,"lastTx":2905,"txCount":1,"failed":false}]}
             """;
         var operation = Assert.Single(IoStatsJson.ReadJson(new MemoryStream(Encoding.UTF8.GetBytes(json))).Snapshot());
-        Assert.Equal(new IoOperation(0, IoOperationKind.JournalWrite, new DateTime(2026, 11, 22, 19, 12, 21, DateTimeKind.Utc).AddTicks(1635496),
-            TimeSpan.FromTicks(575), 16384, "/srv/env/journal", 2905, 2905, 1, false, 1), operation);
+        Assert.Equal(new IoOperation
+        {
+            Sequence = 0, Kind = IoOperationKind.JournalWrite, StartUtc = new DateTime(2026, 11, 22, 19, 12, 21, DateTimeKind.Utc).AddTicks(1635496),
+            Duration = TimeSpan.FromTicks(575), Bytes = 16384, FilePath = "/srv/env/journal", FirstTransactionId = 2905, LastTransactionId = 2905,
+            TransactionCount = 1, Failed = false, EnvironmentCount = 1,
+        }, operation);
     }
 
     [Theory]

@@ -24,7 +24,7 @@ public sealed class CairnMergerDurableStore(bool blockOnTask = false) : IDurable
         using var tx = _env.BeginWrite();
         tx.CreateTree(CairnDurableStore.TreeName);
         tx.Commit();
-        _lastTransactions = _env.MergerStats.Snapshot().Transactions;
+        _lastTransactions = _env.MergerStatistics.Snapshot().Transactions;
     }
 
     public IDurableWriter CreateWriter() => blockOnTask ? new TaskWaitingWriter(Env) : new Writer(Env);
@@ -48,7 +48,7 @@ public sealed class CairnMergerDurableStore(bool blockOnTask = false) : IDurable
 
     public long LogWritesSinceLastRead()
     {
-        long now = Env.MergerStats.Snapshot().Transactions; // one journal write per merged transaction
+        long now = Env.MergerStatistics.Snapshot().Transactions; // one journal write per merged transaction
         long since = now - _lastTransactions;
         _lastTransactions = now;
         return since;

@@ -12,7 +12,7 @@ internal unsafe interface IJournalAppender
     string DirectoryPath { get; }
 
     /// <summary>
-    /// Writes one aligned entry durably. A full disk throws <see cref="Pal.DiskFullException"/> with nothing
+    /// Writes one aligned entry durably. A full disk throws <see cref="DiskFullException"/> with nothing
     /// replayable left behind; any other failure throws <see cref="JournalWriteFatalException"/>.
     /// </summary>
     JournalPosition Append(byte* entry, long length, long transactionId);

@@ -1,7 +1,6 @@
 using Cairn;
 using Cairn.Extensions.Hosting;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
-using Microsoft.Extensions.Options;
 
 namespace Microsoft.Extensions.DependencyInjection;
 
@@ -26,10 +25,10 @@ public static class CairnHealthChecksBuilderExtensions
         ArgumentException.ThrowIfNullOrWhiteSpace(name);
         return builder.Add(new HealthCheckRegistration($"cairn-{name}", provider =>
         {
-            var options = provider.GetRequiredService<IOptionsMonitor<CairnOptions>>().Get(name);
-            var storage = options.ToStorageOptions(name, loggers: null, meters: null);
-            return new CairnHealthCheck(provider.GetRequiredKeyedService<StorageEnvironment>(name), storage.MaxScratchBytes,
-                options.ScratchDegradedFraction, options.JournalDegradedBytes(storage));
+            // The values the environment was opened with, not a second reading of configuration.
+            var settings = provider.GetRequiredKeyedService<CairnEnvironmentSettings>(name);
+            return new CairnHealthCheck(provider.GetRequiredKeyedService<StorageEnvironment>(name), settings.Storage.MaxScratchBytes,
+                settings.ScratchDegradedFraction, settings.JournalDegradedBytes);
         }, failureStatus, tags));
     }
 }

@@ -14,13 +14,13 @@ internal sealed class CairnOptionsValidator(string registrationName) : IValidate
         if (name != registrationName)
             return ValidateOptionsResult.Skip;
         var failures = new List<string>();
-        if (string.IsNullOrWhiteSpace(options.DirectoryPath))
-            failures.Add($"Cairn environment '{name}': DirectoryPath is required.");
+        if (string.IsNullOrWhiteSpace(options.Storage?.DirectoryPath))
+            failures.Add(CairnEnvironmentSettings.MissingDirectory(name));
         else
         {
             try
             {
-                options.ToStorageOptions(name, loggers: null, meters: null).Validate();
+                options.Storage.Validate();
             }
             catch (ArgumentException e)
             {

@@ -21,7 +21,7 @@ public static class CairnServiceCollectionExtensions
     /// metrics to its <see cref="IMeterFactory"/>, both tagged with the name.
     /// </summary>
     /// <param name="services">The host's services.</param>
-    /// <param name="name">The environment's registration name (the key, the options name, the metrics tag unless <see cref="CairnOptions.Name"/> says otherwise).</param>
+    /// <param name="name">The environment's registration name (the key, the options name, the metrics tag unless <see cref="StorageOptions.Name"/> says otherwise).</param>
     /// <param name="configure">Sets the options; runs after any configuration binding.</param>
     /// <returns>The options builder, to bind or validate more.</returns>
     /// <exception cref="InvalidOperationException">An environment of that name is already registered.</exception>
@@ -34,7 +34,8 @@ public static class CairnServiceCollectionExtensions
     /// <summary>
     /// Registers the environment <paramref name="name"/> (see <see cref="AddCairn(IServiceCollection, string, Action{CairnOptions})"/>)
     /// with its options bound from <paramref name="configuration"/>, a section such as
-    /// <c>{ "DirectoryPath": "/var/lib/app/orders", "MaxScratchBytes": 1073741824, "SyncInterval": "00:00:05" }</c>.
+    /// <c>{ "Storage": { "DirectoryPath": "/var/lib/app/orders", "MaxScratchBytes": 1073741824, "SyncInterval": "00:00:05" },
+    /// "ScratchDegradedFraction": 0.9 }</c>: every <see cref="StorageOptions"/> option binds under its own name.
     /// </summary>
     /// <param name="services">The host's services.</param>
     /// <param name="name">The environment's registration name.</param>
@@ -58,13 +59,9 @@ public static class CairnServiceCollectionExtensions
 
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, CairnEnvironmentLifetime>());
         services.AddSingleton<IValidateOptions<CairnOptions>>(new CairnOptionsValidator(name));
+        services.AddKeyedSingleton(name, static (provider, key) => CairnEnvironmentSettings.Resolve(provider, (string)key!));
         services.AddKeyedSingleton(name, static (provider, key) =>
-        {
-            string environmentName = (string)key!;
-            var options = provider.GetRequiredService<IOptionsMonitor<CairnOptions>>().Get(environmentName);
-            return StorageEnvironment.Open(options.ToStorageOptions(environmentName,
-                provider.GetService<ILoggerFactory>(), provider.GetService<IMeterFactory>()));
-        });
+            StorageEnvironment.Open(provider.GetRequiredKeyedService<CairnEnvironmentSettings>(key).Storage));
         return services.AddOptions<CairnOptions>(name).ValidateOnStart();
     }
 

@@ -30,5 +30,5 @@ public sealed class SoakCampaign(StressOptions options)
 
     /// <summary>Scratch memory may legitimately swing up to the flush threshold in every environment between two flushes.</summary>
     private long Slack(CyclePlan plan)
-        => options.SoakGrowthSlackBytes + options.Environments * (plan.Child.Storage.FlushThresholdBytes ?? new StorageOptions(options.Directory).FlushThresholdBytes);
+        => options.SoakGrowthSlackBytes + options.Environments * plan.Child.Storage.Engine.FlushThresholdBytes;
 }

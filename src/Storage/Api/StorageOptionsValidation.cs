@@ -8,9 +8,15 @@ namespace Cairn;
 /// </summary>
 internal static class StorageOptionsValidation
 {
-    /// <summary>Throws <see cref="ArgumentOutOfRangeException"/> (its parameter name is the option's name) for the first invalid value.</summary>
+    /// <summary>
+    /// Throws <see cref="ArgumentOutOfRangeException"/> (its parameter name is the option's name) for the first invalid
+    /// value, or <see cref="ArgumentException"/> when <see cref="StorageOptions.DirectoryPath"/> is missing.
+    /// </summary>
     public static void Validate(StorageOptions options)
     {
+        // The parameterless constructor (configuration binding) leaves the one required option to its caller.
+        if (string.IsNullOrEmpty(options.DirectoryPath))
+            throw new ArgumentException("StorageOptions.DirectoryPath is required.", nameof(options.DirectoryPath));
         NonNegative(options.LockWaitTimeout, nameof(options.LockWaitTimeout));
         NonNegativeOrInfinite(options.WriteTransactionTimeout, nameof(options.WriteTransactionTimeout));
         Positive(options.FlushThresholdBytes, nameof(options.FlushThresholdBytes));

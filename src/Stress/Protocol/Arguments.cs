@@ -34,6 +34,15 @@ internal sealed class Arguments
     public int[]? TakeInts(string name)
         => TakeString(name) is { } text ? [.. text.Split(',').Select(v => int.Parse(v, CultureInfo.InvariantCulture))] : null;
 
+    /// <summary>Takes every option whose name starts with <paramref name="prefix"/>, the prefix cut off.</summary>
+    public List<(string Name, string Value)> TakePrefixed(string prefix)
+    {
+        var taken = _values.Where(v => v.Key.StartsWith(prefix, StringComparison.Ordinal)).Select(v => (v.Key[prefix.Length..], v.Value)).ToList();
+        foreach (var (name, _) in taken)
+            _values.Remove(prefix + name);
+        return taken;
+    }
+
     public void ThrowIfAnyLeft()
     {
         if (_values.Count > 0)

@@ -3,62 +3,57 @@ using Microsoft.Extensions.Logging;
 namespace Cairn.Stress.Protocol;
 
 /// <summary>
-/// The storage options a child opens its environments with, passed on its command line so the parent opens
-/// them the same way when it checks. Unset values keep the engine's defaults.
+/// The storage options a child opens its environments with, passed on its command line
+/// (<see cref="StorageOptionsArguments"/>) so the parent opens them the same way when it checks: the engine's own
+/// <see cref="StorageOptions"/>, not a copy of them, plus how the child's writers commit.
 /// </summary>
 internal sealed record StorageSettings
 {
-    public long? FlushThresholdBytes { get; init; }
-    public long? MaxFlushDelayMilliseconds { get; init; }
-    public long? SyncIntervalMilliseconds { get; init; }
-    public long? MaxScratchBytes { get; init; }
-    public long? InitialJournalSize { get; init; }
-    public long? MaxJournalSize { get; init; }
-
-    /// <summary>A journal group root's <see cref="StorageOptions.JournalGroupMaxWritesInFlight"/>.</summary>
-    public long? GroupWritesInFlight { get; init; }
-
-    /// <summary><see cref="StorageOptions.JournalCompressionThreshold"/> (null: no compression).</summary>
-    public long? JournalCompressionThreshold { get; init; }
+    /// <summary>
+    /// Every environment's options but its directory. Waits end when what they wait for happens, however loaded the
+    /// machine: the lock of a process just killed (the kernel may hold it while it tears down the process' io_uring),
+    /// and another caller's write transaction (several callers share an environment).
+    /// </summary>
+    public StorageOptions Engine { get; init; } = new(".")
+    {
+        LockWaitTimeout = TimeSpan.FromMinutes(1),
+        WriteTransactionTimeout = Timeout.InfiniteTimeSpan,
+    };
 
     /// <summary>
-    /// 1: the child's <c>BeginWrite</c> writers commit three transactions in four lazily
-    /// (<see cref="CommitMode.Lazy"/>, written within <see cref="LazyCommitDelayMilliseconds"/>) and acknowledge
-    /// each once <see cref="StorageEnvironment.LastDurableTransactionId"/> passes it. Null or 0: every commit durable.
+    /// True: the child's <c>BeginWrite</c> writers commit three transactions in four lazily
+    /// (<see cref="CommitMode.Lazy"/>, written within <see cref="LazyCommitDelay"/>) and acknowledge
+    /// each once <see cref="StorageEnvironment.LastDurableTransactionId"/> passes it. False: every commit durable.
     /// </summary>
-    public long? LazyCommits { get; init; }
+    public bool CommitsLazily { get; init; }
 
-    /// <summary>How long a lazy commit waits for its write at most, when <see cref="LazyCommits"/> is on.</summary>
-    public const int LazyCommitDelayMilliseconds = 20;
+    /// <summary>How long a lazy commit waits for its write at most, when <see cref="CommitsLazily"/>.</summary>
+    public static readonly TimeSpan LazyCommitDelay = TimeSpan.FromMilliseconds(20);
 
     /// <summary>A lazy writer with this many transactions unacknowledged makes them durable before it goes on (so a kill finds a bounded number in flight).</summary>
     public const int MaxLazyUnacknowledged = 32;
 
-    public bool CommitsLazily => LazyCommits is > 0;
-
     /// <summary>For people: which profile these settings came from (not passed to the child).</summary>
     public string Label { get; init; } = "custom";
 
-    public static StorageSettings Flushing { get; } = new()
+    public static StorageSettings Flushing { get; } = new StorageSettings { Label = "flushing often" }.WithEngine(o => o with
     {
-        Label = "flushing often",
         FlushThresholdBytes = 256 << 10,
-        MaxFlushDelayMilliseconds = 10,
-        SyncIntervalMilliseconds = 30,
+        MaxFlushDelay = TimeSpan.FromMilliseconds(10),
+        SyncInterval = TimeSpan.FromMilliseconds(30),
         InitialJournalSize = 64 << 10,
         MaxJournalSize = 1 << 20,
-    };
+    });
 
     /// <summary>Small first journals, so the journal switches files (and branches link several) within a run.</summary>
-    public static StorageSettings NotFlushing { get; } = new()
+    public static StorageSettings NotFlushing { get; } = new StorageSettings { Label = "not flushing" }.WithEngine(o => o with
     {
-        Label = "not flushing",
         FlushThresholdBytes = 1L << 30,
-        MaxFlushDelayMilliseconds = 3_600_000,
-        SyncIntervalMilliseconds = 3_600_000,
+        MaxFlushDelay = TimeSpan.FromHours(1),
+        SyncInterval = TimeSpan.FromHours(1),
         InitialJournalSize = 128 << 10,
         MaxJournalSize = 256 << 20,
-    };
+    });
 
     public static StorageSettings Default { get; } = new() { Label = "engine defaults" };
 
@@ -72,57 +67,24 @@ internal sealed record StorageSettings
     };
 
     /// <summary>Whether the data file is synced within a run (so a kill can land after a sync).</summary>
-    public bool SyncsWithinARun => SyncIntervalMilliseconds is < 60_000;
+    public bool SyncsWithinARun => Engine.SyncInterval < TimeSpan.FromMinutes(1);
+
+    public StorageSettings WithEngine(Func<StorageOptions, StorageOptions> change) => this with { Engine = change(Engine) };
+
+    /// <summary>These settings with lazy commits on or off (on: the engine writes them within <see cref="LazyCommitDelay"/>).</summary>
+    public StorageSettings WithLazyCommits(bool on)
+        => on ? this with { CommitsLazily = true, Engine = Engine with { LazyCommitMaxDelay = LazyCommitDelay } } : this;
 
     public StorageOptions ToStorageOptions(string directory, ILoggerFactory? loggerFactory = null)
-    {
-        var defaults = new StorageOptions(directory);
-        return new StorageOptions(directory)
-        {
-            FlushThresholdBytes = FlushThresholdBytes ?? defaults.FlushThresholdBytes,
-            MaxFlushDelay = MaxFlushDelayMilliseconds is { } delay ? TimeSpan.FromMilliseconds(delay) : defaults.MaxFlushDelay,
-            SyncInterval = SyncIntervalMilliseconds is { } sync ? TimeSpan.FromMilliseconds(sync) : defaults.SyncInterval,
-            MaxScratchBytes = MaxScratchBytes ?? defaults.MaxScratchBytes,
-            InitialJournalSize = InitialJournalSize ?? defaults.InitialJournalSize,
-            MaxJournalSize = MaxJournalSize ?? defaults.MaxJournalSize,
-            JournalGroupMaxWritesInFlight = GroupWritesInFlight is { } inFlight ? checked((int)inFlight) : defaults.JournalGroupMaxWritesInFlight,
-            JournalCompressionThreshold = JournalCompressionThreshold is { } threshold ? checked((int)threshold) : defaults.JournalCompressionThreshold,
-            LazyCommitMaxDelay = CommitsLazily ? TimeSpan.FromMilliseconds(LazyCommitDelayMilliseconds) : defaults.LazyCommitMaxDelay,
-            LoggerFactory = loggerFactory,
-            // Waits end when what they wait for happens, however loaded the machine: the lock of a process just
-            // killed (the kernel may hold it while it tears down the process' io_uring), and another caller's
-            // write transaction (several callers share an environment).
-            LockWaitTimeout = TimeSpan.FromMinutes(1),
-            WriteTransactionTimeout = Timeout.InfiniteTimeSpan,
-        };
-    }
+        => Engine with { DirectoryPath = directory, LoggerFactory = loggerFactory };
 
-    public IEnumerable<string> ToArguments() => Arguments.Pairs(Pairs());
+    public IEnumerable<string> ToArguments()
+        => StorageOptionsArguments.ToArguments(Engine).Concat(CommitsLazily ? ["--lazy-commits", "1"] : []);
 
     /// <summary>Takes the storage options out of <paramref name="arguments"/>.</summary>
     public static StorageSettings Take(Arguments arguments) => new()
     {
-        FlushThresholdBytes = arguments.TakeLong("--flush-threshold"),
-        MaxFlushDelayMilliseconds = arguments.TakeLong("--max-flush-delay-ms"),
-        SyncIntervalMilliseconds = arguments.TakeLong("--sync-interval-ms"),
-        MaxScratchBytes = arguments.TakeLong("--max-scratch"),
-        InitialJournalSize = arguments.TakeLong("--initial-journal"),
-        MaxJournalSize = arguments.TakeLong("--max-journal"),
-        GroupWritesInFlight = arguments.TakeLong("--group-writes-in-flight"),
-        JournalCompressionThreshold = arguments.TakeLong("--journal-compression-threshold"),
-        LazyCommits = arguments.TakeLong("--lazy-commits"),
+        Engine = StorageOptionsArguments.Take(arguments, Default.Engine.DirectoryPath),
+        CommitsLazily = arguments.TakeLong("--lazy-commits") is > 0,
     };
-
-    private IEnumerable<(string Name, long? Value)> Pairs()
-    {
-        yield return ("--flush-threshold", FlushThresholdBytes);
-        yield return ("--max-flush-delay-ms", MaxFlushDelayMilliseconds);
-        yield return ("--sync-interval-ms", SyncIntervalMilliseconds);
-        yield return ("--max-scratch", MaxScratchBytes);
-        yield return ("--initial-journal", InitialJournalSize);
-        yield return ("--max-journal", MaxJournalSize);
-        yield return ("--group-writes-in-flight", GroupWritesInFlight);
-        yield return ("--journal-compression-threshold", JournalCompressionThreshold);
-        yield return ("--lazy-commits", LazyCommits);
-    }
 }

@@ -20,7 +20,7 @@ public sealed class HostingFaultTests : IDisposable
     {
         using var dir = new TestDirectory("hosting-failed");
         var builder = Host.CreateEmptyApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
-        builder.Services.AddCairn("orders", o => o.DirectoryPath = dir.Path);
+        builder.Services.AddCairn("orders", o => o.Storage = new StorageOptions(dir.Path));
         builder.Services.AddHealthChecks().AddCairnCheck("orders");
         using var host = builder.Build();
         await host.StartAsync();

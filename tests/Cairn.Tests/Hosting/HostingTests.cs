@@ -25,9 +25,9 @@ public sealed class HostingTests
         using var dir = new TestDirectory("hosting-config");
         var builder = Builder(new()
         {
-            ["Cairn:Orders:DirectoryPath"] = dir.Path,
-            ["Cairn:Orders:IoStatsCapacity"] = "64",
-            ["Cairn:Orders:SyncInterval"] = "00:00:07",
+            ["Cairn:Orders:Storage:DirectoryPath"] = dir.Path,
+            ["Cairn:Orders:Storage:IoStatsCapacity"] = "64",
+            ["Cairn:Orders:Storage:SyncInterval"] = "00:00:07",
         });
         builder.Services.AddCairn("orders", builder.Configuration.GetSection("Cairn:Orders"));
         using var host = builder.Build();
@@ -55,7 +55,7 @@ public sealed class HostingTests
     {
         using var dir = new TestDirectory("hosting-drain");
         var builder = Builder([]);
-        builder.Services.AddCairn("orders", o => o.DirectoryPath = dir.Path);
+        builder.Services.AddCairn("orders", o => o.Storage = new StorageOptions(dir.Path));
         using var host = builder.Build();
         await host.StartAsync();
         var env = host.Services.GetRequiredKeyedService<StorageEnvironment>("orders");
@@ -73,8 +73,8 @@ public sealed class HostingTests
     }
 
     [Theory]
-    [InlineData(null, "DirectoryPath is required")]
-    [InlineData("MaxJournalSize=1000", "MaxJournalSize")]
+    [InlineData(null, "Storage:DirectoryPath is required")]
+    [InlineData("Storage:MaxJournalSize=1000", "MaxJournalSize")]
     [InlineData("ScratchDegradedFraction=1.5", "ScratchDegradedFraction")]
     public async Task A_bad_setting_stops_the_host_at_start_naming_the_environment_and_the_option(string? setting, string named)
     {
@@ -82,7 +82,7 @@ public sealed class HostingTests
         var values = new Dictionary<string, string?>();
         if (setting is not null)
         {
-            values["Cairn:Orders:DirectoryPath"] = dir.Path;
+            values["Cairn:Orders:Storage:DirectoryPath"] = dir.Path;
             var (key, value) = (setting.Split('=')[0], setting.Split('=')[1]);
             values[$"Cairn:Orders:{key}"] = value;
         }
@@ -101,9 +101,9 @@ public sealed class HostingTests
     public void A_name_is_registered_once()
     {
         var services = new ServiceCollection();
-        services.AddCairn("orders", o => o.DirectoryPath = "a");
+        services.AddCairn("orders", o => o.Storage = new StorageOptions("a"));
 
-        var error = Assert.Throws<InvalidOperationException>(() => services.AddCairn("orders", o => o.DirectoryPath = "b"));
+        var error = Assert.Throws<InvalidOperationException>(() => services.AddCairn("orders", o => o.Storage = new StorageOptions("b")));
         Assert.Contains("'orders'", error.Message);
     }
 
@@ -112,8 +112,8 @@ public sealed class HostingTests
     {
         using var dir = new TestDirectory("hosting-two");
         var builder = Builder([]);
-        builder.Services.AddCairn("orders", o => o.DirectoryPath = Path.Combine(dir.Path, "orders"));
-        builder.Services.AddCairn("customers", o => o.DirectoryPath = Path.Combine(dir.Path, "customers"));
+        builder.Services.AddCairn("orders", o => o.Storage = new StorageOptions(Path.Combine(dir.Path, "orders")));
+        builder.Services.AddCairn("customers", o => o.Storage = new StorageOptions(Path.Combine(dir.Path, "customers")));
         using var host = builder.Build();
         await host.StartAsync();
 
@@ -130,7 +130,7 @@ public sealed class HostingTests
         using var dir = new TestDirectory("hosting-health");
         using var host = await StartUnflushedWithHealthCheckAsync(dir, o =>
         {
-            o.MaxScratchBytes = 64L << 20;
+            o.Storage = o.Storage! with { MaxScratchBytes = 64L << 20 };
             o.ScratchDegradedFraction = 0.01; // 671 KiB
         });
         var health = host.Services.GetRequiredService<HealthCheckService>();
@@ -175,7 +175,7 @@ public sealed class HostingTests
         using var dir = new TestDirectory("hosting-sample");
         var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true };
         start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "Cairn.Samples.HostedOrders.dll"));
-        start.ArgumentList.Add($"--Cairn:Orders:DirectoryPath={dir.Path}");
+        start.ArgumentList.Add($"--Cairn:Orders:Storage:DirectoryPath={dir.Path}");
         start.ArgumentList.Add("--Orders:Seconds=1");
         using var process = Process.Start(start)!;
         var error = process.StandardError.ReadToEndAsync();
@@ -193,9 +193,7 @@ public sealed class HostingTests
         var builder = Builder([]);
         builder.Services.AddCairn("orders", o =>
         {
-            o.DirectoryPath = dir.Path;
-            o.MaxFlushDelay = TimeSpan.FromHours(1);
-            o.SyncInterval = TimeSpan.FromHours(1);
+            o.Storage = new StorageOptions(dir.Path) { MaxFlushDelay = TimeSpan.FromHours(1), SyncInterval = TimeSpan.FromHours(1) };
             configure(o);
         });
         builder.Services.AddHealthChecks().AddCairnCheck("orders", tags: ["ready"]);

@@ -27,13 +27,13 @@ public static class HeadlessChromium
 
     /// <summary>A PNG of a served page, taken as <see cref="DumpDom(Uri, string, TimeSpan)"/> reads it.</summary>
     public static void Screenshot(Uri address, string pngPath, int width, int height, string scratchDirectory, TimeSpan settle)
-        => Screenshot(address.AbsoluteUri, pngPath, width, height, scratchDirectory, $"--virtual-time-budget={(int)settle.TotalMilliseconds}");
+        => Capture(address.AbsoluteUri, pngPath, width, height, scratchDirectory, $"--virtual-time-budget={(int)settle.TotalMilliseconds}");
 
     /// <summary>Writes a PNG of the first <paramref name="width"/> × <paramref name="height"/> pixels of the page.</summary>
     public static void Screenshot(string htmlPath, string pngPath, int width, int height, string scratchDirectory)
-        => Screenshot(new Uri(Path.GetFullPath(htmlPath)).AbsoluteUri, pngPath, width, height, scratchDirectory);
+        => Capture(new Uri(Path.GetFullPath(htmlPath)).AbsoluteUri, pngPath, width, height, scratchDirectory);
 
-    private static void Screenshot(string address, string pngPath, int width, int height, string scratchDirectory, params string[] options)
+    private static void Capture(string address, string pngPath, int width, int height, string scratchDirectory, params string[] options)
     {
         Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(pngPath))!);
         File.Delete(pngPath);

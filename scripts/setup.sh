@@ -6,11 +6,13 @@
 # liblmdb0 as the benchmarks' LMDB peer (under LightningDB, whose own build needs glibc 2.38); chromium
 # (headless) and a font to render the I/O statistics page in the test that looks at it as a person would;
 # and the cross toolchains and emulators that run the native tests for other platforms: the aarch64
-# cross gcc with qemu-user (linux-arm64), wine (Windows, with the mingw-w64 compiler above).
+# cross gcc with qemu-user (linux-arm64), wine (Windows, with the mingw-w64 compiler above); jq for
+# scripts/docs.sh, which reads MSBuild's JSON answers. The .NET tools (docfx) come from
+# .config/dotnet-tools.json through 'dotnet tool restore', which scripts/docs.sh runs.
 set -euo pipefail
 
 packages=(cmake make gcc libc6-dev liburing-dev gcc-mingw-w64-x86-64 e2fsprogs mount binutils libxxhash0 liblmdb0
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user wine wine64 chromium fonts-dejavu-core)
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user wine wine64 chromium fonts-dejavu-core jq)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Text.RegularExpressions;
 using Cairn.Diagnostics;
 using Cairn.Reports;
@@ -30,7 +29,7 @@ public partial class IoStatsHtmlBrowserTests
 
         string screenshot = Path.Combine(TestDirectory.RepositoryRoot, "artifacts", "screenshots", "io-stats.png");
         HeadlessChromium.Screenshot(page, screenshot, ScreenshotWidth, ScreenshotHeight, dir.Path);
-        var (width, height) = PngSize(screenshot);
+        var (width, height) = HeadlessChromium.PngSize(screenshot);
         Assert.Equal((ScreenshotWidth, ScreenshotHeight), (width, height));
     }
 
@@ -68,13 +67,6 @@ public partial class IoStatsHtmlBrowserTests
         Assert.Contains("data-ready=\"1\"", body.Value);
         Assert.Contains($"data-bars=\"{operations}\"", body.Value);
         Assert.Equal(operations, IoStatsHtmlTests.Bars().Matches(dom).Count);
-    }
-
-    private static (int Width, int Height) PngSize(string path)
-    {
-        var bytes = File.ReadAllBytes(path);
-        Assert.True(bytes.Length > 24 && bytes.AsSpan(0, 8).SequenceEqual(new byte[] { 0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A }), $"{path} is not a PNG");
-        return (BinaryPrimitives.ReadInt32BigEndian(bytes.AsSpan(16)), BinaryPrimitives.ReadInt32BigEndian(bytes.AsSpan(20)));
     }
 
     [GeneratedRegex("<body[^>]*>")]

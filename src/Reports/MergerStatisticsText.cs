@@ -11,7 +11,7 @@ public static class MergerStatisticsText
     /// A short report for people: totals, then the recent batches joined with the journal writes in
     /// <paramref name="ioStats"/> that carried them (transactions per journal write, write latency).
     /// </summary>
-    /// <param name="snapshot">What the merger has done (<c>env.MergerStats.Snapshot()</c>).</param>
+    /// <param name="snapshot">What the merger has done (<c>env.MergerStatistics.Snapshot()</c>).</param>
     /// <param name="ioStats">The same environment's I/O statistics, to join the batches with their journal writes; null for the totals only.</param>
     public static string Format(this MergerStatisticsSnapshot snapshot, IoStats? ioStats = null)
     {

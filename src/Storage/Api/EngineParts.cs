@@ -17,4 +17,4 @@ namespace Cairn;
 /// </summary>
 internal readonly record struct EngineParts(StorageOptions Options, ILogger Logger, StatePublisher States, ScratchAllocator Scratch,
     WriteAheadJournal Journal, DataFile DataFile, HeaderStore Headers, TransactionCommitter Committer, FailureLatch Failure, FlushScheduler Flusher,
-    EnvironmentMetrics Metrics, BackupGate Backups);
+    EnvironmentMetrics Metrics, BackupGate Backups, JournalGroupSeat GroupSeat);

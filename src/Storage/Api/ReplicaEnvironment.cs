@@ -219,7 +219,7 @@ public sealed class ReplicaEnvironment : IDisposable
 
     internal sealed class TestHooks(ReplicaEnvironment replica)
     {
-        /// <summary>Closes every file as a killed process would leave them (see <see cref="StorageEnvironment.TestHooks.SimulateProcessCrash"/>).</summary>
+        /// <summary>Closes every file as a killed process would leave them (see <see cref="EnvironmentTestHooks.SimulateProcessCrash"/>).</summary>
         public void SimulateProcessCrash()
         {
             replica._engine.ForTestingPurposesOnly().SimulateProcessCrash();

@@ -13,9 +13,9 @@ public sealed partial class StorageEnvironment
         _metrics = new EnvironmentMetrics(CairnInstruments.For(_options.MeterFactory), name, new EnvironmentGauges(this));
         IoStats.Metrics = _metrics;
         _committer.Metrics = _metrics;
-        _mergerStatistics.Metrics = _metrics;
+        _mergedWrites.Statistics.Metrics = _metrics;
     }
 
     /// <summary>Operations waiting in the merger's queue (0 before the first <c>WriteAsync</c>), for the gauges.</summary>
-    internal long MergerQueueDepth => Volatile.Read(ref _merger)?.Queue.Depth ?? 0;
+    internal long MergerQueueDepth => _mergedWrites.QueueDepth;
 }

@@ -3,7 +3,7 @@ using Cairn.Transactions;
 
 namespace Cairn;
 
-public sealed partial class StorageEnvironment
+public sealed partial class StorageEnvironment : IReadHost
 {
     // One handle per tree name, so a caller that asks again gets the same one (and pooled read contexts, which
     // keep a tree object per handle, stay bounded by the number of names).
@@ -40,4 +40,8 @@ public sealed partial class StorageEnvironment
         ThrowIfDisposed();
         return _readContexts.RentPinned(_states, _dataFile, _scratch);
     }
+
+    string IReadHost.DataFilePath => DataFilePath;
+
+    void IReadHost.EndRead(ReadContext context) => EndRead(context);
 }

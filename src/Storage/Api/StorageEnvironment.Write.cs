@@ -24,9 +24,9 @@ public sealed partial class StorageEnvironment
 #pragma warning restore RS0026
     {
         ArgumentNullException.ThrowIfNull(operation);
-        var queue = BlockingQueue(cancellationToken);
+        var queue = _mergedWrites.BlockingQueue(cancellationToken);
         var merged = MergedAction<TState>.Rent(operation, state);
-        Enqueue(queue, merged, cancellationToken);
+        EnvironmentMerger.EnqueueBlocking(queue, merged, cancellationToken);
         merged.Wait();
     }
 
@@ -41,28 +41,9 @@ public sealed partial class StorageEnvironment
 #pragma warning restore RS0026
     {
         ArgumentNullException.ThrowIfNull(operation);
-        var queue = BlockingQueue(cancellationToken);
+        var queue = _mergedWrites.BlockingQueue(cancellationToken);
         var merged = MergedFunction<TState, TResult>.Rent(operation, state);
-        Enqueue(queue, merged, cancellationToken);
+        EnvironmentMerger.EnqueueBlocking(queue, merged, cancellationToken);
         return merged.Wait();
-    }
-
-    /// <summary>The merger's queue, after the checks a blocked caller gets as exceptions at once.</summary>
-    private MergerQueue<WriteTransaction> BlockingQueue(CancellationToken cancellationToken)
-    {
-        var merger = Merger;
-        if (merger.IsMergerThread)
-            throw new InvalidOperationException("Write was called from inside a merged operation, which would wait for itself: do the work in the operation's own transaction.");
-        cancellationToken.ThrowIfCancellationRequested();
-        _failure.ThrowIfFailed();
-        return merger.Queue;
-    }
-
-    /// <summary>Queues the operation with this thread's event to wake it; a full queue is waited out on this thread.</summary>
-    private static void Enqueue(MergerQueue<WriteTransaction> queue, MergedOperation<WriteTransaction> operation, CancellationToken cancellationToken)
-    {
-        operation.Waiter = ThreadWaiter.Reset();
-        if (!queue.TryEnqueue(operation, cancellationToken))
-            queue.WaitForRoom(operation, cancellationToken);
     }
 }

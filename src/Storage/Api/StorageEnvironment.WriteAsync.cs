@@ -5,11 +5,6 @@ namespace Cairn;
 
 public sealed partial class StorageEnvironment : IAsyncDisposable
 {
-    // Guards creating the merger (on the first WriteAsync) against a concurrent close.
-    private readonly Lock _mergerGate = new();
-    private TransactionMerger<WriteTransaction>? _merger;
-    private readonly MergerStatistics _mergerStatistics = new();
-
     /// <summary>
     /// Queues <paramref name="operation"/> to run, with many other callers' operations, in one write
     /// transaction of the transaction merger; the task completes when that transaction is durable.
@@ -34,16 +29,12 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
 #pragma warning restore RS0026
     {
         ArgumentNullException.ThrowIfNull(operation);
-        var queue = Merger.Queue;
         if (cancellationToken.IsCancellationRequested)
             return ValueTask.FromCanceled(cancellationToken);
         if (_failure.HasFailed)
             return ValueTask.FromException(_failure.Exception());
         var merged = MergedAction<TState>.Rent(operation, state);
-        var task = merged.Task;
-        if (!queue.TryEnqueue(merged, cancellationToken))
-            return MergerBackPressure.EnqueueWhenRoom(queue, merged, task, cancellationToken);
-        return task;
+        return _mergedWrites.Enqueue(merged, merged.Task, cancellationToken);
     }
 
     /// <summary>
@@ -56,61 +47,25 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
 #pragma warning restore RS0026
     {
         ArgumentNullException.ThrowIfNull(operation);
-        var queue = Merger.Queue;
         if (cancellationToken.IsCancellationRequested)
             return ValueTask.FromCanceled<TResult>(cancellationToken);
         if (_failure.HasFailed)
             return ValueTask.FromException<TResult>(_failure.Exception());
         var merged = MergedFunction<TState, TResult>.Rent(operation, state);
-        var task = merged.Task;
-        if (!queue.TryEnqueue(merged, cancellationToken))
-            return MergerBackPressure.EnqueueWhenRoom(queue, merged, task, cancellationToken);
-        return task;
+        return _mergedWrites.Enqueue(merged, merged.Task, cancellationToken);
     }
 
     /// <summary>What the transaction merger has done so far (all zeros until the first <c>WriteAsync</c>).</summary>
-    public MergerStatistics MergerStatistics => _mergerStatistics;
+    public MergerStatistics MergerStatistics => _mergedWrites.Statistics;
 
     /// <summary>Drains the merger's queue (every queued operation runs and commits), then closes as <see cref="Dispose"/> does.</summary>
     public ValueTask DisposeAsync()
     {
-        var merger = _merger;
-        if (merger is null || Volatile.Read(ref _disposed) != 0 || _committer.UserWriterOpen)
+        if (Volatile.Read(ref _disposed) != 0 || _committer.UserWriterOpen)
         {
             Dispose();
             return ValueTask.CompletedTask;
         }
-        return MergerBackPressure.StopThenDispose(merger.Stop, Dispose);
-    }
-
-    private TransactionMerger<WriteTransaction> Merger
-    {
-        get
-        {
-            ThrowIfDisposed();
-            var merger = Volatile.Read(ref _merger);
-            if (merger is not null)
-                return merger;
-            lock (_mergerGate)
-            {
-                ThrowIfDisposed();
-                return _merger ??= new TransactionMerger<WriteTransaction>(
-                    new CommitterMergerPipeline<WriteTransaction>(_committer, new MergedWriteTransactions(this)), MergerSettingsFrom(_options), _mergerStatistics);
-            }
-        }
-    }
-
-    private static MergerSettings MergerSettingsFrom(StorageOptions options)
-        => new(options.MergerMaxQueuedOperations, options.MergerQueueTimeout,
-            Math.Max(1, options.MergerMaxTransactionBytes / Paging.StorageConstants.PageSize), options.MergerMaxBatchDuration,
-            options.MergerReturnGrace);
-
-    /// <summary>Dispose's first step: no new operations, every queued one committed (or failed).</summary>
-    private void StopMerger()
-    {
-        TransactionMerger<WriteTransaction>? merger;
-        lock (_mergerGate)
-            merger = _merger;
-        merger?.Stop();
+        return _mergedWrites.StopThenDispose(Dispose);
     }
 }

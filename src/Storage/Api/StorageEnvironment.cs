@@ -49,6 +49,8 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly StatePublisher _states;
     private readonly ScratchBudget _budget;
     private readonly TransactionCommitter _committer;
+    // WriteAsync and Write: the transaction merger, created on the first merged write.
+    private readonly EnvironmentMerger _mergedWrites;
     private readonly FlushScheduler _flusher;
     // The data file's header copies; read (never written) by a backup while it holds the flusher's syncs.
     private readonly HeaderStore _headers;
@@ -84,6 +86,7 @@ public sealed partial class StorageEnvironment : IDisposable
         _flusher = new FlushScheduler(_states, new DataFileFlushTarget(_dataFile, opened.Headers, _journal), _budget, _scratch, _failure,
             new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalSize),
             IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId);
+        _mergedWrites = new EnvironmentMerger(this, _committer, _failure, options);
         _groupSeat = new JournalGroupSeat(_journal, branchMember, EnvironmentId, options.DirectoryPath, options, membership, _committer, IoStats, logger);
         StartMetrics();
         _flusher.Start(unflushedWork: opened.TransactionsReplayed > 0);
@@ -125,6 +128,15 @@ public sealed partial class StorageEnvironment : IDisposable
     /// Growing without bound means the flusher is not keeping up (or a long reader pins what it would write).
     /// </summary>
     public long JournalBytesOnDisk => _journal.RetainedBytes;
+
+    /// <summary>
+    /// Bytes of synced journals kept on disk only because a shipping consumer has not acknowledged them
+    /// (<see cref="StorageOptions.JournalRetentionBytes"/> bounds them); 0 without retention.
+    /// </summary>
+    public long JournalBytesRetainedForShipping => _journal.ShippingRetainedBytes;
+
+    // Where the last ReadJournalEntries (EnvironmentShipping) stopped, so a consumer reading on from there does not scan from the start.
+    internal Shipping.JournalEntryScan.ScanHint? ShippingScanHint;
 
     /// <summary>True once an I/O failure has stopped the environment from accepting writes (see <see cref="EnvironmentFailedException"/>).</summary>
     public bool HasFailed => _failure.HasFailed;
@@ -174,7 +186,7 @@ public sealed partial class StorageEnvironment : IDisposable
 
     /// <summary>The components <see cref="ReplicaEnvironment"/> and <see cref="EnvironmentBackup"/> work through.</summary>
     internal EngineParts Parts => new(_options, _logger, _states, _scratch, _journal, _dataFile, _headers, _committer, _failure, _flusher,
-        _metrics, _backups);
+        _metrics, _backups, _groupSeat);
 
     /// <summary>After every published commit: the journal prepares its next file, the flusher learns there is work.</summary>
     internal void OnPublished()
@@ -290,7 +302,7 @@ public sealed partial class StorageEnvironment : IDisposable
             throw new LiveTransactionsException(OpenReaders(writerOpen: true), writer: true);
         _backups.BeginClose();
         // First, because the merger holds the write lock while it works: every queued operation commits.
-        StopMerger();
+        _mergedWrites.Stop();
         WriteLazyCommitsForClose();
         _groupSeat.Close();
         bool writerOpen = !_committer.Writer.TryAcquire(TimeSpan.Zero);
@@ -338,7 +350,7 @@ public sealed partial class StorageEnvironment : IDisposable
         _metrics.Dispose();
         _groupSeat.Close();
         _groupSeat.Leave();
-        _merger?.Dispose();
+        _mergedWrites.Dispose();
         _flusher.Dispose();
         _readContexts.Clear();
         _states.ReleaseAll();

@@ -10,7 +10,7 @@ internal sealed unsafe partial class StatePublisher
     /// <summary>Publishes states no commit makes, to show that verification finds them.</summary>
     internal sealed class TestHooks(StatePublisher publisher)
     {
-        /// <summary>Publishes the current state with its page table edited (see StorageEnvironment.TestHooks.EditPageTable).</summary>
+        /// <summary>Publishes the current state with its page table edited (see EnvironmentTestHooks.EditPageTable).</summary>
         public void PublishEditedPages(Func<PageTable, PageTable> edit)
         {
             lock (publisher._stateLock)

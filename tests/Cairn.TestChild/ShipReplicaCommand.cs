@@ -15,6 +15,8 @@ public static class ShipReplicaCommand
         using var replica = ReplicaEnvironment.Open(new ReplicaOptions(new StorageOptions(replicaDirectory)
         {
             MaxFlushDelay = TimeSpan.FromMilliseconds(20),
+            // The process before this one may have been killed: the kernel can hold its lock until its io_uring is torn down.
+            LockWaitTimeout = TimeSpan.FromMinutes(1),
             SyncInterval = TimeSpan.FromMilliseconds(20),
         }));
         Console.WriteLine($"opened {replica.LastAppliedTransactionId}");

@@ -63,7 +63,7 @@ internal sealed class EnvironmentChecker(string directory, int branches, int com
     {
         var environments = new StorageEnvironment?[branches + 1];
         var last = new long[branches + 1];
-        impostors?.CopyRootWhileClosed();
+        impostors?.CopyRootWhileClosed(storage.Engine.LockWaitTimeout);
         try
         {
             environments[0] = OpenTimed(0, () => StorageEnvironment.Open(Options(0, storage)));

@@ -19,12 +19,17 @@ internal sealed class ImpostorMembers(string directory, int branches, CampaignTa
 
     private string BranchBackup => Path.Combine(Folder, "branch-backup");
 
-    /// <summary>Copies the root's folder as it lies on disk; call it while no process has the group open.</summary>
-    public void CopyRootWhileClosed()
+    /// <summary>
+    /// Copies the root's folder as it lies on disk; call it while no process has the group open. Waits up to
+    /// <paramref name="lockWait"/> for the lock of the process last killed (<see cref="KilledOwnerLock"/>).
+    /// </summary>
+    public void CopyRootWhileClosed(TimeSpan lockWait)
     {
         if (Directory.Exists(Folder))
             Directory.Delete(Folder, recursive: true);
-        CopyFolder(EnvironmentLayout.Directory(directory, 0, branches), RootCopy);
+        string root = EnvironmentLayout.Directory(directory, 0, branches);
+        using (KilledOwnerLock.Acquire(Path.Combine(root, StorageEnvironment.DataFileName), lockWait))
+            CopyFolder(root, RootCopy);
     }
 
     /// <summary>

@@ -45,7 +45,7 @@ public class BackupLeakTests
             Assert.NotEmpty(places.Temporary()); // the kill came mid-backup: its temporary folders are there
 
         SortedDictionary<string, Dictionary<string, byte[]>> expected;
-        using (var env = StorageEnvironment.Open(new StorageOptions(places.Environment)))
+        using (var env = StorageEnvironment.Open(KilledProcess.Reopening(new StorageOptions(places.Environment))))
         {
             expected = BackupContent.ReadAll(env);
             places.Backup(env, kind);

@@ -128,7 +128,7 @@ public class RealDiskFullCheckpointTests(ITestOutputHelper output)
         }
 
         disk.FreeFiller();
-        var env = StorageEnvironment.Open(LargeValues.Options(disk.EnvironmentPath));
+        var env = StorageEnvironment.Open(KilledProcess.Reopening(LargeValues.Options(disk.EnvironmentPath)));
         long key = acknowledged.Count == 0 ? 1 : acknowledged.Max() + 1_000;
         CommitOnThenCloseAndReopen(env, disk, acknowledged, key, CommitsAfterFreeing, KeepFree);
     }

@@ -77,14 +77,14 @@ public class ReplicaCrashTests
             replica.Dispose();
         }
 
-        using var primaryEnvironment = StorageEnvironment.Open(new StorageOptions(primaryPath) { JournalRetentionBytes = 1L << 30 });
+        using var primaryEnvironment = StorageEnvironment.Open(KilledProcess.Reopening(new StorageOptions(primaryPath) { JournalRetentionBytes = 1L << 30 }));
         using (var tx = primaryEnvironment.BeginRead())
         {
             var items = tx.OpenTree("items");
             foreach (long key in acknowledged)
                 Assert.True(items.TryGet(Bytes.Key(key), out ReadOnlySpan<byte> _), $"acknowledged operation {key:x} is missing on the primary");
         }
-        using var replicaEnvironment = ReplicaEnvironment.Open(new ReplicaOptions(replicaPath));
+        using var replicaEnvironment = ReplicaEnvironment.Open(new ReplicaOptions(KilledProcess.Reopening(new StorageOptions(replicaPath))));
         Assert.Equal(primaryEnvironment.LastCommittedTransactionId, replicaEnvironment.LastAppliedTransactionId);
         Assert.Equal(ShippingFixtures.Dump(primaryEnvironment), ShippingFixtures.Dump(replicaEnvironment));
         primaryEnvironment.Verify();

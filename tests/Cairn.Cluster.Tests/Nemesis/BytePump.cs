@@ -73,7 +73,7 @@ internal static class BytePump
             {
                 ArrayPool<byte>.Shared.Return(buffer);
                 // The end of stream is held while the link drops, as a lost FIN is sent again after a heal.
-                await link.WhenNotDroppingAsync(cancellation);
+                await link.HoldEndWhileDroppingAsync(cancellation);
                 return;
             }
 

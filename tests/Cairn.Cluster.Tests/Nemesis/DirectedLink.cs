@@ -12,6 +12,7 @@ public sealed class DirectedLink
     private TaskCompletionSource notDropping = CompletedSignal();
     private long bytesForwarded;
     private long bytesDropped;
+    private int endsHeld;
 
     internal DirectedLink(int from, int to)
     {
@@ -38,6 +39,9 @@ public sealed class DirectedLink
     /// <summary>Bytes read from the sender and thrown away so far.</summary>
     public long BytesDropped => Interlocked.Read(ref bytesDropped);
 
+    /// <summary>Connections whose end of stream in this direction is held back now, because the link drops.</summary>
+    public int EndsHeld => Volatile.Read(ref endsHeld);
+
     internal void Set(LinkBehaviour value)
     {
         lock (gate)
@@ -55,11 +59,23 @@ public sealed class DirectedLink
         }
     }
 
-    /// <summary>Completes once the link is not dropping (at once if it is not now).</summary>
-    internal Task WhenNotDroppingAsync(CancellationToken cancellation)
+    /// <summary>Holds an end of stream until the link is not dropping (returns at once if it is not now).</summary>
+    internal async Task HoldEndWhileDroppingAsync(CancellationToken cancellation)
     {
+        Task released;
         lock (gate)
-            return notDropping.Task.WaitAsync(cancellation);
+            released = notDropping.Task;
+        if (released.IsCompleted)
+            return;
+        Interlocked.Increment(ref endsHeld);
+        try
+        {
+            await released.WaitAsync(cancellation);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref endsHeld);
+        }
     }
 
     internal void CountForwarded(int count) => Interlocked.Add(ref bytesForwarded, count);

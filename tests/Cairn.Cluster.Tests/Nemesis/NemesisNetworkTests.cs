@@ -68,10 +68,14 @@ public sealed class NemesisNetworkTests
         network.Set(0, 1, LinkBehaviour.Drop);
         await SendAsync(dialler, "x");
         dialler.Shutdown(SocketShutdown.Send);
-        await Eventually.HoldsAsync(() => network.Link(0, 1).BytesDropped == 1, () => "the byte before the end was not dropped");
+        await Eventually.HoldsAsync(() => network.Link(0, 1).EndsHeld == 1, () => "the end of stream is not held");
+        Assert.Equal(1, network.Link(0, 1).BytesDropped);
+        // Held by the proxy, so nothing (no byte, no end) can be waiting at node 1: a zero-time poll is exact here.
+        Assert.False(accepted.Poll(0, SelectMode.SelectRead), "node 1 saw the end of stream while the link dropped");
 
         network.Set(0, 1, LinkBehaviour.Pass);
         Assert.Equal(0, await accepted.ReceiveAsync(new byte[1], SocketFlags.None, Eventually.Deadline()));
+        Assert.Equal(0, network.Link(0, 1).EndsHeld);
     }
 
     [Fact]

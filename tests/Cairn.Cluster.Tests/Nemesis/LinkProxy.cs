@@ -17,6 +17,8 @@ public sealed class LinkProxy : IAsyncDisposable
     private readonly CancellationTokenSource stopping = new();
     private readonly ConcurrentDictionary<ProxiedConnection, byte> live = new();
     private readonly ConcurrentDictionary<Task, byte> serving = new();
+    // A connection that failed in a way the proxy does not expect (a bug in it, not a socket error): reported at dispose.
+    private readonly ConcurrentQueue<Exception> faults = new();
     private readonly Task accepting;
 
     internal LinkProxy(EndPoint target, DirectedLink outbound, DirectedLink inbound)
@@ -69,6 +71,8 @@ public sealed class LinkProxy : IAsyncDisposable
         CutAll();
         await Task.WhenAll(serving.Keys);
         stopping.Dispose();
+        if (!faults.IsEmpty)
+            throw new AggregateException($"The proxy {Outbound.From}->{Outbound.To} failed.", faults);
     }
 
     private async Task AcceptAsync()
@@ -88,7 +92,14 @@ public sealed class LinkProxy : IAsyncDisposable
 
             var serve = ServeAsync(accepted);
             serving.TryAdd(serve, 0);
-            _ = serve.ContinueWith(done => serving.TryRemove(done, out _), TaskScheduler.Default);
+            _ = serve.ContinueWith(
+                done =>
+                {
+                    if (done.Exception is { } fault)
+                        faults.Enqueue(fault.GetBaseException());
+                    serving.TryRemove(done, out _);
+                },
+                TaskScheduler.Default);
         }
     }
 

@@ -2,7 +2,7 @@ using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
-using static Cairn.Cluster.Tests.Nemesis.ListeningNode;
+using static Cairn.Cluster.Tests.Nemesis.PlainSocketNodes;
 
 namespace Cairn.Cluster.Tests.Nemesis;
 
@@ -12,19 +12,14 @@ public sealed class NemesisNetworkTests
     [Fact]
     public async Task Pass_forwards_both_ways()
     {
-        using var node0 = new ListeningNode();
-        using var node1 = new ListeningNode();
-        await using var network = new NemesisNetwork([node0.EndPoint, node1.EndPoint]);
+        await using var nodes = new PlainSocketNodes(2);
+        var network = nodes.Network;
+        var (dialler, accepted) = await nodes.ConnectAsync(0, 1);
 
-        var (dialler, accepted) = await ConnectAsync(network, 0, 1, node1);
-        using (dialler)
-        using (accepted)
-        {
-            await SendAsync(dialler, "hello");
-            Assert.Equal("hello", await ReceiveTextAsync(accepted, 5));
-            await SendAsync(accepted, "world");
-            Assert.Equal("world", await ReceiveTextAsync(dialler, 5));
-        }
+        await SendAsync(dialler, "hello");
+        Assert.Equal("hello", await ReceiveTextAsync(accepted, 5));
+        await SendAsync(accepted, "world");
+        Assert.Equal("world", await ReceiveTextAsync(dialler, 5));
 
         Assert.Equal(5, network.Link(0, 1).BytesForwarded);
         Assert.Equal(5, network.Link(1, 0).BytesForwarded);
@@ -33,16 +28,12 @@ public sealed class NemesisNetworkTests
     [Fact]
     public async Task Drop_swallows_bytes_and_keeps_the_connection_then_passes_again()
     {
-        using var node0 = new ListeningNode();
-        using var node1 = new ListeningNode();
-        await using var network = new NemesisNetwork([node0.EndPoint, node1.EndPoint]);
-        var (dialler, accepted) = await ConnectAsync(network, 0, 1, node1);
-        using var _ = dialler;
-        using var __ = accepted;
+        await using var nodes = new PlainSocketNodes(2);
+        var network = nodes.Network;
+        var (dialler, accepted) = await nodes.ConnectAsync(0, 1);
 
         network.Set(0, 1, LinkBehaviour.Drop);
-        await SendAsync(dialler, "lost bytes");
-        await Eventually.HoldsAsync(() => network.Link(0, 1).BytesDropped == 10, () => $"dropped {network.Link(0, 1).BytesDropped} of 10");
+        await SendDroppedAsync(dialler, "lost bytes", network.Link(0, 1));
 
         // The connection is still there, and the other direction still passes.
         await SendAsync(accepted, "back");
@@ -58,12 +49,9 @@ public sealed class NemesisNetworkTests
     [Fact]
     public async Task Drop_holds_the_end_of_stream_until_the_link_passes()
     {
-        using var node0 = new ListeningNode();
-        using var node1 = new ListeningNode();
-        await using var network = new NemesisNetwork([node0.EndPoint, node1.EndPoint]);
-        var (dialler, accepted) = await ConnectAsync(network, 0, 1, node1);
-        using var _ = dialler;
-        using var __ = accepted;
+        await using var nodes = new PlainSocketNodes(2);
+        var network = nodes.Network;
+        var (dialler, accepted) = await nodes.ConnectAsync(0, 1);
 
         network.Set(0, 1, LinkBehaviour.Drop);
         await SendAsync(dialler, "x");
@@ -81,15 +69,10 @@ public sealed class NemesisNetworkTests
     [Fact]
     public async Task Reset_cuts_open_connections_both_ways_and_refuses_new_ones_until_it_passes()
     {
-        using var node0 = new ListeningNode();
-        using var node1 = new ListeningNode();
-        await using var network = new NemesisNetwork([node0.EndPoint, node1.EndPoint]);
-        var (forward, forwardAccepted) = await ConnectAsync(network, 0, 1, node1);
-        var (backward, backwardAccepted) = await ConnectAsync(network, 1, 0, node0);
-        using var _ = forward;
-        using var __ = forwardAccepted;
-        using var ___ = backward;
-        using var ____ = backwardAccepted;
+        await using var nodes = new PlainSocketNodes(2);
+        var network = nodes.Network;
+        var (forward, forwardAccepted) = await nodes.ConnectAsync(0, 1);
+        var (backward, backwardAccepted) = await nodes.ConnectAsync(1, 0);
 
         network.Set(0, 1, LinkBehaviour.Reset);
 
@@ -101,9 +84,7 @@ public sealed class NemesisNetworkTests
         await AssertRefusedAsync(network.ProxyEndPoint(1, 0));
 
         network.Set(0, 1, LinkBehaviour.Pass);
-        var (again, againAccepted) = await ConnectAsync(network, 0, 1, node1);
-        using var _____ = again;
-        using var ______ = againAccepted;
+        var (again, againAccepted) = await nodes.ConnectAsync(0, 1);
         await SendAsync(again, "again");
         Assert.Equal("again", await ReceiveTextAsync(againAccepted, 5));
     }
@@ -111,12 +92,9 @@ public sealed class NemesisNetworkTests
     [Fact]
     public async Task Delay_adds_at_least_its_latency_and_keeps_order_when_changed_midway()
     {
-        using var node0 = new ListeningNode();
-        using var node1 = new ListeningNode();
-        await using var network = new NemesisNetwork([node0.EndPoint, node1.EndPoint]);
-        var (dialler, accepted) = await ConnectAsync(network, 0, 1, node1);
-        using var _ = dialler;
-        using var __ = accepted;
+        await using var nodes = new PlainSocketNodes(2);
+        var network = nodes.Network;
+        var (dialler, accepted) = await nodes.ConnectAsync(0, 1);
         var delay = TimeSpan.FromMilliseconds(300);
         const int messages = 200;
 
@@ -146,22 +124,16 @@ public sealed class NemesisNetworkTests
     [Fact]
     public async Task One_way_drops_one_direction_only_on_connections_either_node_dials()
     {
-        using var node0 = new ListeningNode();
-        using var node1 = new ListeningNode();
-        await using var network = new NemesisNetwork([node0.EndPoint, node1.EndPoint]);
-        var (fromZero, atOne) = await ConnectAsync(network, 0, 1, node1);
-        var (fromOne, atZero) = await ConnectAsync(network, 1, 0, node0);
-        using var _ = fromZero;
-        using var __ = atOne;
-        using var ___ = fromOne;
-        using var ____ = atZero;
+        await using var nodes = new PlainSocketNodes(2);
+        var network = nodes.Network;
+        var (fromZero, atOne) = await nodes.ConnectAsync(0, 1);
+        var (fromOne, atZero) = await nodes.ConnectAsync(1, 0);
 
         network.OneWay(0, 1);
 
         // Node 0's requests on its own connection, and its replies on node 1's, are dropped...
-        await SendAsync(fromZero, "request");
-        await SendAsync(atZero, "reply");
-        await Eventually.HoldsAsync(() => network.Link(0, 1).BytesDropped == 12, () => $"dropped {network.Link(0, 1).BytesDropped} of 12");
+        await SendDroppedAsync(fromZero, "request", network.Link(0, 1));
+        await SendDroppedAsync(atZero, "reply", network.Link(0, 1));
         // ...while node 1's bytes reach node 0 on both.
         await SendAsync(atOne, "pong");
         Assert.Equal("pong", await ReceiveTextAsync(fromZero, 4));
@@ -179,10 +151,8 @@ public sealed class NemesisNetworkTests
     [Fact]
     public async Task Partition_sets_every_link_between_groups_and_checks_the_groups()
     {
-        using var node0 = new ListeningNode();
-        using var node1 = new ListeningNode();
-        using var node2 = new ListeningNode();
-        await using var network = new NemesisNetwork([node0.EndPoint, node1.EndPoint, node2.EndPoint]);
+        await using var nodes = new PlainSocketNodes(3);
+        var network = nodes.Network;
 
         network.Partition([[0], [2, 1]]);
         foreach (var (from, to) in new[] { (0, 1), (1, 0), (0, 2), (2, 0) })
@@ -207,11 +177,8 @@ public sealed class NemesisNetworkTests
     [Fact]
     public async Task Dispose_ends_every_connection_and_frees_every_port()
     {
-        using var node0 = new ListeningNode();
-        using var node1 = new ListeningNode();
-        using var node2 = new ListeningNode();
-        var network = new NemesisNetwork([node0.EndPoint, node1.EndPoint, node2.EndPoint]);
-        var nodes = new[] { node0, node1, node2 };
+        await using var nodes = new PlainSocketNodes(3);
+        var network = nodes.Network;
         var ends = new List<Socket>();
         var ports = new List<IPEndPoint>();
         for (var from = 0; from < 3; from++)
@@ -221,7 +188,7 @@ public sealed class NemesisNetworkTests
                 if (from == to)
                     continue;
                 ports.Add(network.ProxyEndPoint(from, to));
-                var (dialler, accepted) = await ConnectAsync(network, from, to, nodes[to]);
+                var (dialler, accepted) = await nodes.ConnectAsync(from, to);
                 ends.Add(dialler);
                 ends.Add(accepted);
             }
@@ -230,8 +197,8 @@ public sealed class NemesisNetworkTests
         // One direction dropping and one delayed: their pumps are waiting when the network goes.
         network.Set(0, 1, LinkBehaviour.Drop);
         network.Set(2, 1, LinkBehaviour.Delayed(TimeSpan.FromMinutes(10)));
-        await SendAsync(ends[0], "dropped");
-        await Eventually.HoldsAsync(() => network.Link(0, 1).BytesDropped == 7, () => "the dropped bytes were not read");
+        await SendDroppedAsync(ends[0], "dropped", network.Link(0, 1));
+        await SendAsync(ends[10], "late"); // node 2's end of its connection to node 1
         await Eventually.HoldsAsync(() => network.LiveConnections == 6, () => $"{network.LiveConnections} of 6 connections registered");
 
         await network.DisposeAsync();
@@ -254,14 +221,24 @@ public sealed class NemesisNetworkTests
     [Fact]
     public async Task Bad_node_numbers_and_addresses_are_refused_where_they_enter()
     {
-        using var node0 = new ListeningNode();
-        using var node1 = new ListeningNode();
-        Assert.Throws<ArgumentException>(() => new NemesisNetwork([node0.EndPoint, node0.EndPoint]));
-        Assert.Throws<ArgumentException>(() => new NemesisNetwork([node0.EndPoint]));
-        await using var network = new NemesisNetwork([node0.EndPoint, node1.EndPoint]);
+        await using var nodes = new PlainSocketNodes(2);
+        var network = nodes.Network;
+        var somewhere = network.ProxyEndPoint(0, 1);
+        Assert.Throws<ArgumentException>(() => new NemesisNetwork([somewhere, somewhere]));
+        Assert.Throws<ArgumentException>(() => new NemesisNetwork([somewhere]));
         Assert.Throws<ArgumentException>(() => network.Set(1, 1, LinkBehaviour.Drop));
         Assert.Throws<ArgumentOutOfRangeException>(() => network.Link(0, 2));
         Assert.Throws<ArgumentOutOfRangeException>(() => LinkBehaviour.Delayed(TimeSpan.Zero));
+    }
+
+    /// <summary>Sends <paramref name="text"/> into a dropping link and waits until the proxy has thrown it away.</summary>
+    private static async Task SendDroppedAsync(Socket socket, string text, DirectedLink link)
+    {
+        var droppedBefore = link.BytesDropped;
+        await SendAsync(socket, text);
+        await Eventually.HoldsAsync(
+            () => link.BytesDropped == droppedBefore + text.Length,
+            () => $"{link}: {link.BytesDropped - droppedBefore} of the {text.Length} bytes sent were dropped");
     }
 
     private static async Task SendNumberAsync(Socket socket, int number)

@@ -8,7 +8,7 @@ namespace Cairn.Cluster.Tests.Nemesis;
 /// identity, which every member's configuration names before any node starts; binding first lets the OS choose
 /// the port (never a fixed one) with no window in which another process could take it.
 /// </summary>
-public sealed class PreboundListenerFactory : IConnectionListenerFactory
+public sealed class PreboundListenerFactory : IConnectionListenerFactory, IAsyncDisposable
 {
     private IConnectionListener? listener;
 
@@ -27,4 +27,7 @@ public sealed class PreboundListenerFactory : IConnectionListenerFactory
         return ValueTask.FromResult(Interlocked.Exchange(ref listener, null)
             ?? throw new InvalidOperationException($"The listener on {EndPoint} was already handed out; a node binds once."));
     }
+
+    /// <summary>Closes the listener if no node took it (a node that did closes it when it stops).</summary>
+    public ValueTask DisposeAsync() => Interlocked.Exchange(ref listener, null)?.DisposeAsync() ?? ValueTask.CompletedTask;
 }

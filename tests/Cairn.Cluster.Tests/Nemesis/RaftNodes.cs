@@ -19,12 +19,15 @@ internal sealed class RaftNodes : IAsyncDisposable
 {
     private readonly RaftCluster[] nodes;
     private readonly EndPoint[] members;
+    private readonly PreboundListenerFactory[] listeners;
     private readonly SocketConnectionContextFactory contexts;
 
-    private RaftNodes(RaftCluster[] nodes, EndPoint[] members, NemesisNetwork network, SocketConnectionContextFactory contexts)
+    private RaftNodes(
+        RaftCluster[] nodes, EndPoint[] members, PreboundListenerFactory[] listeners, NemesisNetwork network, SocketConnectionContextFactory contexts)
     {
         this.nodes = nodes;
         this.members = members;
+        this.listeners = listeners;
         this.contexts = contexts;
         Network = network;
     }
@@ -36,9 +39,9 @@ internal sealed class RaftNodes : IAsyncDisposable
     public static async Task<RaftNodes> StartAsync(int count)
     {
         var transport = new SocketTransportFactory(Options.Create(new SocketTransportOptions()), NullLoggerFactory.Instance);
-        var listeners = new IConnectionListener[count];
+        var listeners = new PreboundListenerFactory[count];
         for (var i = 0; i < count; i++)
-            listeners[i] = await transport.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
+            listeners[i] = new PreboundListenerFactory(await transport.BindAsync(new IPEndPoint(IPAddress.Loopback, 0)));
         var members = listeners.Select(listener => listener.EndPoint).ToArray();
         var network = new NemesisNetwork(members);
         var contexts = new SocketConnectionContextFactory(new SocketConnectionFactoryOptions(), NullLogger.Instance);
@@ -46,14 +49,23 @@ internal sealed class RaftNodes : IAsyncDisposable
         for (var i = 0; i < count; i++)
         {
             var dialler = new NemesisConnectionFactory(i, network, members, contexts);
-            nodes[i] = new RaftCluster(Configure(members, i, new PreboundListenerFactory(listeners[i]), dialler))
+            nodes[i] = new RaftCluster(Configure(members, i, listeners[i], dialler))
             {
                 AuditTrail = new ConsensusOnlyState(),
             };
         }
 
-        var started = new RaftNodes(nodes, members, network, contexts);
-        await Task.WhenAll(nodes.Select(node => node.StartAsync()));
+        var started = new RaftNodes(nodes, members, listeners, network, contexts);
+        try
+        {
+            await Task.WhenAll(nodes.Select(node => node.StartAsync()));
+        }
+        catch
+        {
+            await started.DisposeAsync();
+            throw;
+        }
+
         return started;
     }
 
@@ -88,6 +100,8 @@ internal sealed class RaftNodes : IAsyncDisposable
             ((ConsensusOnlyState)node.AuditTrail).Dispose();
         }
 
+        foreach (var listener in listeners)
+            await listener.DisposeAsync();
         await Network.DisposeAsync();
         contexts.Dispose();
     }

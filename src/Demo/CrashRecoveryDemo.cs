@@ -23,8 +23,8 @@ internal static class CrashRecoveryDemo
         FlushThresholdBytes = 1 << 20,
         MaxFlushDelay = TimeSpan.FromMilliseconds(50),
         SyncInterval = TimeSpan.FromMilliseconds(200),
-        InitialJournalSize = 256 << 10,
-        MaxJournalSize = 4 << 20,
+        InitialJournalFileBytes = 256 << 10,
+        MaxJournalFileBytes = 4 << 20,
         LoggerFactory = loggerFactory,
     };
 

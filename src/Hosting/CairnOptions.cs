@@ -14,12 +14,13 @@ public sealed class CairnOptions
     /// <c>"Storage"</c> subsection, option by option under its own name, or set whole in code. Unset options keep the
     /// engine's defaults; <see cref="StorageOptions.Name"/> defaults to the registration's name, and the
     /// <see cref="StorageOptions.LoggerFactory"/> and <see cref="StorageOptions.MeterFactory"/> to the host's.
+    /// Default: null; required (the host fails to start without it).
     /// </summary>
     public StorageOptions? Storage { get; set; }
 
     /// <summary>
     /// The health check reports Degraded once scratch memory in use reaches this fraction of
-    /// <see cref="StorageOptions.MaxScratchBytes"/> (commits wait for room at 1.0). Default: 0.8. Unit: a fraction,
+    /// <see cref="StorageOptions.MaxScratchBytes"/> (commits wait for room at 1.0). Default: 0.8. Unit: fraction;
     /// greater than 0 and at most 1.
     /// </summary>
     public double ScratchDegradedFraction { get; set; } = 0.8;

@@ -66,8 +66,8 @@ public sealed record StressOptions
     /// <summary>With branches: the root's shared journal writes in flight at once (null: 1, 2 or 4, chosen per cycle).</summary>
     public int? GroupWritesInFlight { get; init; }
 
-    /// <summary>Every environment compresses journal entries of at least this many bytes (<see cref="StorageOptions.JournalCompressionThreshold"/>; null: never).</summary>
-    public int? JournalCompressionThreshold { get; init; }
+    /// <summary>Every environment compresses journal entries of at least this many bytes (<see cref="StorageOptions.JournalCompressionThresholdBytes"/>; null: never).</summary>
+    public int? JournalCompressionThresholdBytes { get; init; }
 
     /// <summary>
     /// The <c>BeginWrite</c> writers commit three transactions in four lazily (<see cref="CommitMode.Lazy"/>) and
@@ -123,7 +123,7 @@ public sealed record StressOptions
             "0..1000, with Callers 0..100,000 and at least one writer or caller");
         Require(Readers is >= 0 and <= 1000, nameof(Readers), "0..1000");
         Require(GroupWritesInFlight is null or >= 1 and <= 16, nameof(GroupWritesInFlight), "1..16");
-        Require(JournalCompressionThreshold is null or > 0, nameof(JournalCompressionThreshold), "positive");
+        Require(JournalCompressionThresholdBytes is null or > 0, nameof(JournalCompressionThresholdBytes), "positive");
         Require(CheckFraction is > 0 and <= 1, nameof(CheckFraction), "in (0, 1]");
         Require(CommitsAfterRecovery >= 0, nameof(CommitsAfterRecovery), "0 or more");
         Require(ChildTimeout > TimeSpan.Zero && ProgressInterval > TimeSpan.Zero && SampleInterval >= TimeSpan.FromMilliseconds(10),

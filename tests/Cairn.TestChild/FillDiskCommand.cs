@@ -46,7 +46,7 @@ public static class LargeValues
     {
         MaxFlushDelay = TimeSpan.FromHours(1),
         SyncInterval = TimeSpan.FromHours(1),
-        MaxJournalSize = 4 << 20,
+        MaxJournalFileBytes = 4 << 20,
     };
 
     /// <summary><see cref="Options"/> with the engine's journal sizes (up to 256 MiB, 16 MiB at most on a 64 MiB disk).</summary>

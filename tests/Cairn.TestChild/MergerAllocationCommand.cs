@@ -26,7 +26,7 @@ public static class MergerAllocationCommand
             // Nothing in the background during the phases: no flush, no sync, no journal switch.
             MaxFlushDelay = TimeSpan.FromHours(1),
             SyncInterval = TimeSpan.FromHours(1),
-            InitialJournalSize = 64L << 20,
+            InitialJournalFileBytes = 64L << 20,
         };
         using var env = StorageEnvironment.Open(options);
         using (var tx = env.BeginWrite())

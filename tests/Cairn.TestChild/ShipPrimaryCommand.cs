@@ -23,8 +23,8 @@ public static class ShipPrimaryCommand
             JournalRetentionBytes = 1L << 30,
             // The process before this one may have been killed: the kernel can hold its lock until its io_uring is torn down.
             LockWaitTimeout = TimeSpan.FromMinutes(1),
-            InitialJournalSize = 256 << 10,
-            MaxJournalSize = 1 << 20,
+            InitialJournalFileBytes = 256 << 10,
+            MaxJournalFileBytes = 1 << 20,
             MaxFlushDelay = TimeSpan.FromMilliseconds(20),
             SyncInterval = TimeSpan.FromMilliseconds(20),
         });

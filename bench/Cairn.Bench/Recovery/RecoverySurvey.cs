@@ -198,7 +198,7 @@ public static class RecoverySurvey
         FlushThresholdBytes = 1L << 40,
         MaxFlushDelay = TimeSpan.FromHours(1),
         SyncInterval = TimeSpan.FromHours(1),
-        MaxJournalSize = 256L << 20,
+        MaxJournalFileBytes = 256L << 20,
         MaxScratchBytes = 8L << 30,
     };
 

@@ -22,7 +22,7 @@ public sealed class JournalGroupEnvironments : IDisposable
 
     public StorageEnvironment Root => Environments[0];
 
-    /// <param name="writesInFlight">The root's <see cref="StorageOptions.JournalGroupMaxWritesInFlight"/>.</param>
+    /// <param name="writesInFlight">The root's <see cref="StorageOptions.JournalGroupMaxInFlightWrites"/>.</param>
     public static JournalGroupEnvironments Open(string directory, JournalGroupSetup setup, int branches, int writesInFlight)
     {
         var root = StorageEnvironment.Open(Options(Path.Combine(directory, "root"), writesInFlight));
@@ -40,7 +40,7 @@ public sealed class JournalGroupEnvironments : IDisposable
     private static StorageOptions Options(string directory, int writesInFlight) => new(directory)
     {
         IoStatsCapacity = 1 << 16,
-        JournalGroupMaxWritesInFlight = writesInFlight,
+        JournalGroupMaxInFlightWrites = writesInFlight,
     };
 
     public void Dispose()

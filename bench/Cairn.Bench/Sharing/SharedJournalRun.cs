@@ -209,7 +209,7 @@ public static class SharedJournalRun
     {
         int branches = 8, rounds = 6, commits = 200;
         int[] callers = [1, 8];
-        int[] inFlight = [new StorageOptions(".").JournalGroupMaxWritesInFlight];
+        int[] inFlight = [new StorageOptions(".").JournalGroupMaxInFlightWrites];
         for (int i = 0; i < args.Count; i += 2)
         {
             string value = i + 1 < args.Count ? args[i + 1] : throw new ArgumentException($"{args[i]} needs a value");

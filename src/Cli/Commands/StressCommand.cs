@@ -92,7 +92,7 @@ internal static class StressCommand
                 Readers = parse.GetValue(readers),
                 Workload = shape,
                 Storage = growing && parse.GetResult(storage) is null or { Implicit: true } ? StorageProfile.Default : parse.GetValue(storage),
-                JournalCompressionThreshold = parse.GetValue(compression),
+                JournalCompressionThresholdBytes = parse.GetValue(compression),
                 LazyCommits = parse.GetValue(lazy),
                 Progress = context.Error,
             };

@@ -22,13 +22,16 @@ public enum PalBackend
 /// </remarks>
 public sealed record PalIoOptions
 {
-    /// <summary>Gives the data-file writes and syncs the lowest best-effort I/O priority (Linux IOPRIO_CLASS_BE level 7), so they yield to journal writes. Default true.</summary>
+    /// <summary>Gives the data-file writes and syncs the lowest best-effort I/O priority (Linux IOPRIO_CLASS_BE level 7), so they yield to journal writes. Default: true.</summary>
     public bool LowPriority { get; init; } = true;
 
-    /// <summary>Uses pwritev and fdatasync even where io_uring is available. Default false.</summary>
+    /// <summary>Uses pwritev and fdatasync even where io_uring is available. Default: false.</summary>
     public bool ForcePwritev { get; init; }
 
-    /// <summary>Entries of the io_uring submission ring; 0 (the default) means 256.</summary>
+    /// <summary>
+    /// Entries of the io_uring submission ring (the kernel rounds up to a power of two). Default: 0, meaning 256.
+    /// Unit: entries; 0 to 32768.
+    /// </summary>
     public int RingEntries { get; init; }
 }
 

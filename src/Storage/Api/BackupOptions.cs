@@ -6,6 +6,7 @@ public sealed class BackupOptions
     /// <summary>
     /// Copy only the pages in use: the copy is rebuilt tree by tree into a new data file, so free space is
     /// left behind and the file is smaller (docs/design.md, "Backup and restore"). Slower than a plain backup.
+    /// Default: false, a plain copy.
     /// </summary>
     /// <remarks>
     /// <para>
@@ -31,7 +32,7 @@ public sealed class BackupOptions
     /// </remarks>
     public bool Compact { get; init; }
 
-    /// <summary>Receives bytes copied so far and the total expected, about once per MiB.</summary>
+    /// <summary>Receives bytes copied so far and the total expected, about once per MiB. Default: null, no reports.</summary>
     public IProgress<BackupProgress>? Progress { get; init; }
 }
 

@@ -63,8 +63,8 @@ internal sealed class JournalGroupSeat(WriteAheadJournal journal, JournalGroupMe
                 return null;
             if (_group is null)
             {
-                _group = new JournalGroup(journal, environmentId, directory, options.JournalGroupMaxEntriesPerWrite,
-                    options.JournalGroupMaxBytesPerWrite, options.JournalGroupMaxWritesInFlight);
+                _group = new JournalGroup(journal, environmentId, directory, options.JournalGroupMaxWriteEntries,
+                    options.JournalGroupMaxWriteBytes, options.JournalGroupMaxInFlightWrites);
                 // From the first branch on, the root's own entries go through the group too (before any branch writes).
                 var rootMember = new JournalGroupMember(journal, environmentId, isRoot: true, ioStats, logger);
                 rootMember.Attach(_group);

@@ -31,7 +31,7 @@ public sealed partial class StorageEnvironment
         long started = Stopwatch.GetTimestamp();
         var logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger(LogCategory);
         var settings = new OpenSettings(options.LockWaitTimeout, options.MaxScratchBytes, options.IoStatsCapacity,
-            new JournalSizing(options.InitialJournalSize, options.MaxJournalSize), options.SlowJournalWriteThreshold,
+            new JournalSizing(options.InitialJournalFileBytes, options.MaxJournalFileBytes), options.SlowJournalWriteThreshold,
             options.PrepareSpareJournals, options.JournalRetentionBytes ?? 0,
             // Spare scratch memory kept for reuse: what the writer allocates between two flushes.
             RetainedScratchBytes: Math.Min(options.MaxScratchBytes, options.FlushThresholdBytes));

@@ -81,10 +81,10 @@ public sealed partial class StorageEnvironment : IDisposable
         // A standalone environment writes its own journal directly; a group member through the group.
         _committer = new TransactionCommitter(_states, _dataFile, _scratch, _freeSpace, _budget, _failure,
             (IJournalAppender?)branchMember ?? _journal, EnvironmentId, logger, OnPublished,
-            new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThreshold ?? Journal.JournalWriterOptions.CompressionDisabled },
+            new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThresholdBytes ?? Journal.JournalWriterOptions.CompressionDisabled },
             (options.LazyCommitMaxBytes, options.LazyCommitMaxDelay));
         _flusher = new FlushScheduler(_states, new DataFileFlushTarget(_dataFile, opened.Headers, _journal), _budget, _scratch, _failure,
-            new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalSize),
+            new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalFileBytes),
             IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId);
         _mergedWrites = new EnvironmentMerger(this, _committer, _failure, options);
         _groupSeat = new JournalGroupSeat(_journal, branchMember, EnvironmentId, options.DirectoryPath, options, membership, _committer, IoStats, logger);

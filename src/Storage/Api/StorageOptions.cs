@@ -31,8 +31,8 @@ public sealed record StorageOptions
     }
 
     /// <summary>
-    /// The environment's directory; created if missing. Holds <c>cairn.data</c> and <c>Journals/</c>. Required (no
-    /// default). Use a real disk: on tmpfs nothing is durable.
+    /// The environment's directory; created if missing. Holds <c>cairn.data</c> and <c>Journals/</c>. Use a real
+    /// disk: on tmpfs nothing is durable. Default: none; required.
     /// </summary>
     public required string DirectoryPath { get; init; }
 
@@ -112,9 +112,9 @@ public sealed record StorageOptions
     /// <summary>
     /// The longest flushed data stays unsynced: after a flush the data file is synced (and the journals it
     /// covers deleted) once this much time has passed since the last sync, or sooner when the journals kept
-    /// reach twice <see cref="MaxJournalSize"/>. Every sync writes each page dirtied since the previous one, so
+    /// reach twice <see cref="MaxJournalFileBytes"/>. Every sync writes each page dirtied since the previous one, so
     /// a shorter interval writes a page rewritten across intervals more often; a longer one leaves more journal
-    /// to replay after a crash (bounded by the same twice <see cref="MaxJournalSize"/>). Default: 30 s. Positive.
+    /// to replay after a crash (bounded by the same twice <see cref="MaxJournalFileBytes"/>). Default: 30 s. Positive.
     /// </summary>
     public TimeSpan SyncInterval { get; init; } = TimeSpan.FromSeconds(30);
 
@@ -135,13 +135,13 @@ public sealed record StorageOptions
     /// Size of the first journal file; later ones grow when files fill quickly. Default: 1 MiB. Unit: bytes; a
     /// positive multiple of 4 KiB.
     /// </summary>
-    public long InitialJournalSize { get; init; } = 1L << 20;
+    public long InitialJournalFileBytes { get; init; } = 1L << 20;
 
     /// <summary>
     /// Largest journal file, except that a transaction larger than this gets a file of exactly its size.
-    /// Default: 256 MiB. Unit: bytes; a multiple of 4 KiB, at least <see cref="InitialJournalSize"/>.
+    /// Default: 256 MiB. Unit: bytes; a multiple of 4 KiB, at least <see cref="InitialJournalFileBytes"/>.
     /// </summary>
-    public long MaxJournalSize { get; init; } = 256L << 20;
+    public long MaxJournalFileBytes { get; init; } = 256L << 20;
 
     /// <summary>A journal write slower than this is logged as a warning. Default: 500 ms. At least zero.</summary>
     public TimeSpan SlowJournalWriteThreshold { get; init; } = TimeSpan.FromMilliseconds(500);
@@ -190,20 +190,20 @@ public sealed record StorageOptions
     /// (commits of the root and its branches) go into one shared journal write, so a commit never waits
     /// behind an unbounded one. Default: 64. Unit: entries; 1 to 1024 (one vectored write's buffers).
     /// </summary>
-    public int JournalGroupMaxEntriesPerWrite { get; init; } = 64;
+    public int JournalGroupMaxWriteEntries { get; init; } = 64;
 
     /// <summary>
     /// For a journal group's root: at most this many bytes go into one shared journal write (a single larger
     /// entry goes alone). Default: 8 MiB. Unit: bytes; positive.
     /// </summary>
-    public long JournalGroupMaxBytesPerWrite { get; init; } = 8L << 20;
+    public long JournalGroupMaxWriteBytes { get; init; } = 8L << 20;
 
     /// <summary>
     /// For a journal group's root: how many shared journal writes may be on the device at once. The next
     /// write is sent while earlier ones are in flight; each is acknowledged only once every write before it in
     /// the file is durable. 1 writes one at a time. Default: 2. Unit: writes; 1 to 16.
     /// </summary>
-    public int JournalGroupMaxWritesInFlight { get; init; } = 2;
+    public int JournalGroupMaxInFlightWrites { get; init; } = 2;
 
     /// <summary>
     /// Journal entries whose page records reach this many bytes are compressed (one LZ4 block) when that
@@ -215,7 +215,7 @@ public sealed record StorageOptions
     /// reads compressed entries whatever this setting says, so it can be changed at any open.
     /// Default: null, never compress. Unit: bytes; at least zero.
     /// </summary>
-    public int? JournalCompressionThreshold { get; init; }
+    public int? JournalCompressionThresholdBytes { get; init; }
 
     /// <summary>
     /// Journal shipping (replicas, incremental backups): keeps journals past the data-file sync until a consumer

@@ -24,11 +24,11 @@ internal static class StorageOptionsValidation
         Positive(options.SyncInterval, nameof(options.SyncInterval));
         Positive(options.MaxScratchBytes, nameof(options.MaxScratchBytes));
         NonNegative(options.ScratchWaitTimeout, nameof(options.ScratchWaitTimeout));
-        if (options.InitialJournalSize <= 0 || options.InitialJournalSize % JournalEntryHeader.Alignment != 0)
-            throw Invalid(nameof(options.InitialJournalSize), options.InitialJournalSize, $"must be a positive multiple of {JournalEntryHeader.Alignment}");
-        if (options.MaxJournalSize < options.InitialJournalSize || options.MaxJournalSize % JournalEntryHeader.Alignment != 0)
-            throw Invalid(nameof(options.MaxJournalSize), options.MaxJournalSize,
-                $"must be a multiple of {JournalEntryHeader.Alignment} and at least InitialJournalSize ({options.InitialJournalSize})");
+        if (options.InitialJournalFileBytes <= 0 || options.InitialJournalFileBytes % JournalEntryHeader.Alignment != 0)
+            throw Invalid(nameof(options.InitialJournalFileBytes), options.InitialJournalFileBytes, $"must be a positive multiple of {JournalEntryHeader.Alignment}");
+        if (options.MaxJournalFileBytes < options.InitialJournalFileBytes || options.MaxJournalFileBytes % JournalEntryHeader.Alignment != 0)
+            throw Invalid(nameof(options.MaxJournalFileBytes), options.MaxJournalFileBytes,
+                $"must be a multiple of {JournalEntryHeader.Alignment} and at least InitialJournalFileBytes ({options.InitialJournalFileBytes})");
         NonNegative(options.SlowJournalWriteThreshold, nameof(options.SlowJournalWriteThreshold));
         if (options.IoStatsCapacity < 16 || (options.IoStatsCapacity & (options.IoStatsCapacity - 1)) != 0)
             throw Invalid(nameof(options.IoStatsCapacity), options.IoStatsCapacity, "must be a power of two of at least 16");
@@ -37,25 +37,25 @@ internal static class StorageOptionsValidation
         Positive(options.MergerMaxTransactionBytes, nameof(options.MergerMaxTransactionBytes));
         Positive(options.MergerMaxBatchDuration, nameof(options.MergerMaxBatchDuration));
         NonNegative(options.MergerReturnGrace, nameof(options.MergerReturnGrace));
-        if (options.JournalGroupMaxEntriesPerWrite is < 1 or > Journal.Files.WriteAheadJournal.MaxBuffersPerWrite)
-            throw Invalid(nameof(options.JournalGroupMaxEntriesPerWrite), options.JournalGroupMaxEntriesPerWrite,
+        if (options.JournalGroupMaxWriteEntries is < 1 or > Journal.Files.WriteAheadJournal.MaxBuffersPerWrite)
+            throw Invalid(nameof(options.JournalGroupMaxWriteEntries), options.JournalGroupMaxWriteEntries,
                 $"must be between 1 and {Journal.Files.WriteAheadJournal.MaxBuffersPerWrite}");
-        Positive(options.JournalGroupMaxBytesPerWrite, nameof(options.JournalGroupMaxBytesPerWrite));
-        if (options.JournalCompressionThreshold is < 0)
-            throw Invalid(nameof(options.JournalCompressionThreshold), options.JournalCompressionThreshold, "must be at least 0 (or null: never compress)");
+        Positive(options.JournalGroupMaxWriteBytes, nameof(options.JournalGroupMaxWriteBytes));
+        if (options.JournalCompressionThresholdBytes is < 0)
+            throw Invalid(nameof(options.JournalCompressionThresholdBytes), options.JournalCompressionThresholdBytes, "must be at least 0 (or null: never compress)");
         if (options.CommitMode is not (CommitMode.Durable or CommitMode.Lazy))
             throw Invalid(nameof(options.CommitMode), options.CommitMode, "must be Durable or Lazy");
         Positive(options.LazyCommitMaxDelay, nameof(options.LazyCommitMaxDelay));
         Positive(options.LazyCommitMaxBytes, nameof(options.LazyCommitMaxBytes));
         if (options.JournalRetentionBytes is <= 0)
             throw Invalid(nameof(options.JournalRetentionBytes), options.JournalRetentionBytes, "must be positive (or null: keep no journal past its sync)");
-        if (options.JournalGroupMaxWritesInFlight is < 1 or > MaxJournalGroupWritesInFlight)
-            throw Invalid(nameof(options.JournalGroupMaxWritesInFlight), options.JournalGroupMaxWritesInFlight,
-                $"must be between 1 and {MaxJournalGroupWritesInFlight}");
+        if (options.JournalGroupMaxInFlightWrites is < 1 or > MaxJournalGroupInFlightWrites)
+            throw Invalid(nameof(options.JournalGroupMaxInFlightWrites), options.JournalGroupMaxInFlightWrites,
+                $"must be between 1 and {MaxJournalGroupInFlightWrites}");
     }
 
     // Beyond a few, more writes in flight only split the group's entries into smaller writes.
-    private const int MaxJournalGroupWritesInFlight = 16;
+    private const int MaxJournalGroupInFlightWrites = 16;
 
     // SemaphoreSlim and friends take at most int.MaxValue milliseconds.
     private static readonly TimeSpan s_longestWait = TimeSpan.FromMilliseconds(int.MaxValue);

@@ -207,7 +207,7 @@ internal sealed partial class FlushScheduler : IDisposable
         {
             long now = _time.GetTimestamp();
             bool requested = _budget.TakeFlushRequest();
-            bool journalsPiling = _target.RetainedJournalBytes >= 2 * _settings.MaxJournalSize;
+            bool journalsPiling = _target.RetainedJournalBytes >= 2 * _settings.MaxJournalFileBytes;
             long since = Volatile.Read(ref _unflushedSince);
             bool flushDue = requested || journalsPiling || _scratch.BytesInUse >= _settings.FlushThresholdBytes
                 || (since != 0 && _time.GetElapsedTime(since, now) >= _settings.MaxFlushDelay);

@@ -5,7 +5,7 @@ internal sealed record FlushSettings(
     TimeSpan MaxFlushDelay,
     long FlushThresholdBytes,
     TimeSpan SyncInterval,
-    long MaxJournalSize)
+    long MaxJournalFileBytes)
 {
     /// <summary>How long a flush that found the disk full waits before it tries again.</summary>
     public TimeSpan DiskFullRetryDelay { get; init; } = TimeSpan.FromSeconds(1);

@@ -67,9 +67,9 @@ internal sealed class CyclePlanner(StressOptions options, long seed)
     /// <summary>A journal group's root sends 1, 2 or 4 shared writes at once (unless fixed): a kill may find several in flight.</summary>
     private StorageSettings Storage(StorageSettings storage)
     {
-        storage = storage.WithEngine(o => o with { JournalCompressionThreshold = options.JournalCompressionThreshold }).WithLazyCommits(options.LazyCommits);
+        storage = storage.WithEngine(o => o with { JournalCompressionThresholdBytes = options.JournalCompressionThresholdBytes }).WithLazyCommits(options.LazyCommits);
         return options.Branches == 0 ? storage
-            : storage.WithEngine(o => o with { JournalGroupMaxWritesInFlight = options.GroupWritesInFlight ?? s_groupWritesInFlight[_random.Next(s_groupWritesInFlight.Length)] });
+            : storage.WithEngine(o => o with { JournalGroupMaxInFlightWrites = options.GroupWritesInFlight ?? s_groupWritesInFlight[_random.Next(s_groupWritesInFlight.Length)] });
     }
 
     private (int[] Writers, int[] Callers) Mix(bool vary)

@@ -41,8 +41,8 @@ internal sealed record StorageSettings
         FlushThresholdBytes = 256 << 10,
         MaxFlushDelay = TimeSpan.FromMilliseconds(10),
         SyncInterval = TimeSpan.FromMilliseconds(30),
-        InitialJournalSize = 64 << 10,
-        MaxJournalSize = 1 << 20,
+        InitialJournalFileBytes = 64 << 10,
+        MaxJournalFileBytes = 1 << 20,
     });
 
     /// <summary>Small first journals, so the journal switches files (and branches link several) within a run.</summary>
@@ -51,8 +51,8 @@ internal sealed record StorageSettings
         FlushThresholdBytes = 1L << 30,
         MaxFlushDelay = TimeSpan.FromHours(1),
         SyncInterval = TimeSpan.FromHours(1),
-        InitialJournalSize = 128 << 10,
-        MaxJournalSize = 256 << 20,
+        InitialJournalFileBytes = 128 << 10,
+        MaxJournalFileBytes = 256 << 20,
     });
 
     public static StorageSettings Default { get; } = new() { Label = "engine defaults" };

@@ -16,7 +16,7 @@ public class CheckpointDuringBackupTests
         string copy = dir.File("copy");
         using var env = StorageEnvironment.Open(new StorageOptions(dir.File("env"))
         {
-            MaxFlushDelay = TimeSpan.FromHours(1), SyncInterval = TimeSpan.FromHours(1), InitialJournalSize = 256 << 10, MaxJournalSize = 1 << 20,
+            MaxFlushDelay = TimeSpan.FromHours(1), SyncInterval = TimeSpan.FromHours(1), InitialJournalFileBytes = 256 << 10, MaxJournalFileBytes = 1 << 20,
         });
         BackupContent.Fill(env, "a", 0, 3000, 1000);
         env.Checkpoint();

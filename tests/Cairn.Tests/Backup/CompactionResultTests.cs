@@ -19,7 +19,7 @@ public sealed class CompactionResultTests
     {
         using var dir = new TestDirectory("compact-result");
         string source = dir.File("env"), copy = dir.File("copy"), closedCopy = dir.File("closed-copy");
-        using (var env = StorageEnvironment.Open(new StorageOptions(source) { InitialJournalSize = 256 << 10 }))
+        using (var env = StorageEnvironment.Open(new StorageOptions(source) { InitialJournalFileBytes = 256 << 10 }))
         {
             // Enough commits for the copy to have switched journals more than once before its clean close.
             for (int round = 0; round < 8; round++)

@@ -140,7 +140,7 @@ public class ConcurrentBackupTests
         using var dir = new TestDirectory("backup-scratch");
         using var env = StorageEnvironment.Open(new StorageOptions(Path.Combine(dir.Path, "env"))
         {
-            MaxScratchBytes = limit, FlushThresholdBytes = 2L << 20, MaxJournalSize = 8L << 20,
+            MaxScratchBytes = limit, FlushThresholdBytes = 2L << 20, MaxJournalFileBytes = 8L << 20,
         });
         BackupContent.Fill(env, "t", 0, 20_000, 400);
         env.Checkpoint();

@@ -46,8 +46,8 @@ internal sealed unsafe class CrashedEnvironment
             SyncInterval = TimeSpan.FromHours(1),
             // Small first journal, growing as they fill (several files for a few dozen transactions), and a
             // cap far above what a test writes, so piling journals never make the flusher sync early.
-            InitialJournalSize = journalSize,
-            MaxJournalSize = 1L << 30,
+            InitialJournalFileBytes = journalSize,
+            MaxJournalFileBytes = 1L << 30,
         };
         var env = StorageEnvironment.Open(options);
         for (int i = 1; i <= transactions; i++)
@@ -93,8 +93,8 @@ internal sealed unsafe class CrashedEnvironment
         {
             MaxFlushDelay = Options.MaxFlushDelay,
             SyncInterval = Options.SyncInterval,
-            InitialJournalSize = Options.InitialJournalSize,
-            MaxJournalSize = Options.MaxJournalSize,
+            InitialJournalFileBytes = Options.InitialJournalFileBytes,
+            MaxJournalFileBytes = Options.MaxJournalFileBytes,
             LoggerFactory = log,
         });
 

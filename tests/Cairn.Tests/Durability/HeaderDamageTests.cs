@@ -26,8 +26,8 @@ public class HeaderDamageTests
         MaxFlushDelay = TimeSpan.FromHours(1),
         SyncInterval = TimeSpan.FromHours(1),
         // Several journal files, but never the two maximum-size files' worth that makes the flusher run on its own.
-        InitialJournalSize = 64 << 10,
-        MaxJournalSize = 1 << 20,
+        InitialJournalFileBytes = 64 << 10,
+        MaxJournalFileBytes = 1 << 20,
         PrepareSpareJournals = false, // file sizes then depend on the workload alone, not on a background thread's timing
         LoggerFactory = log,
     };

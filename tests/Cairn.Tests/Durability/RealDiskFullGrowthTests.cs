@@ -21,8 +21,8 @@ public class RealDiskFullGrowthTests(ITestOutputHelper output)
 
     private static StorageOptions Options(string path) => new(path)
     {
-        InitialJournalSize = 1 << 20,
-        MaxJournalSize = 4 << 20,
+        InitialJournalFileBytes = 1 << 20,
+        MaxJournalFileBytes = 4 << 20,
         MaxFlushDelay = TimeSpan.FromMilliseconds(5),
         SyncInterval = TimeSpan.FromMilliseconds(20),
     };

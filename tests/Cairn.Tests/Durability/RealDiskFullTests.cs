@@ -33,8 +33,8 @@ public class RealDiskFullTests(ITestOutputHelper output)
         string envPath = Path.Combine(fs.MountPoint, "env");
         var options = new StorageOptions(envPath)
         {
-            InitialJournalSize = 256 << 10,
-            MaxJournalSize = 512 << 10,
+            InitialJournalFileBytes = 256 << 10,
+            MaxJournalFileBytes = 512 << 10,
             FlushThresholdBytes = 256 << 10,
             MaxFlushDelay = TimeSpan.FromMilliseconds(5),
             SyncInterval = TimeSpan.FromMilliseconds(10),

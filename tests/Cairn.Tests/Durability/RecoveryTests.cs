@@ -82,8 +82,8 @@ public class RecoveryTests
         {
             MaxFlushDelay = TimeSpan.FromHours(1),
             SyncInterval = TimeSpan.FromHours(1),
-            InitialJournalSize = 64 << 10,
-            MaxJournalSize = 256 << 10,
+            InitialJournalFileBytes = 64 << 10,
+            MaxJournalFileBytes = 256 << 10,
         };
         var env = StorageEnvironment.Open(options);
         // 64 + 128 KiB and part of a 256 KiB file: fewer than the 512 KiB of retained journals at which the
@@ -124,8 +124,8 @@ public class RecoveryTests
         {
             MaxFlushDelay = TimeSpan.FromHours(1),
             SyncInterval = TimeSpan.FromHours(1),
-            InitialJournalSize = 64 << 10,
-            MaxJournalSize = 128 << 10,
+            InitialJournalFileBytes = 64 << 10,
+            MaxJournalFileBytes = 128 << 10,
         };
         var env = StorageEnvironment.Open(options);
         var big = Bytes.Value(7, 1 << 20);
@@ -135,7 +135,7 @@ public class RecoveryTests
             tx.Commit();
         }
         var journals = JournalFiles(dir.Path);
-        var oversized = journals.Select(p => new FileInfo(p).Length).Where(l => l > options.MaxJournalSize).ToArray();
+        var oversized = journals.Select(p => new FileInfo(p).Length).Where(l => l > options.MaxJournalFileBytes).ToArray();
         Assert.Single(oversized);
         Assert.Equal(0, oversized[0] % 4096);
         Assert.True(oversized[0] < (1 << 20) + (64 << 10), $"the file is the entry's size, not a power of two: {oversized[0]}");

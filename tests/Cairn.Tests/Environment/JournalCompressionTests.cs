@@ -4,7 +4,7 @@ using Cairn.Tests.Support;
 namespace Cairn.Tests.Environment;
 
 /// <summary>
-/// <see cref="StorageOptions.JournalCompressionThreshold"/> end to end: compressible commits write smaller
+/// <see cref="StorageOptions.JournalCompressionThresholdBytes"/> end to end: compressible commits write smaller
 /// journal entries, and a crash leaves entries recovery replays whole; an environment written compressed
 /// reopens without the setting.
 /// </summary>
@@ -38,8 +38,8 @@ public sealed class JournalCompressionTests
     {
         using var dir = new TestDirectory("journal-lz4-invalid");
         var error = Assert.Throws<ArgumentOutOfRangeException>(() =>
-            StorageEnvironment.Open(new StorageOptions(dir.Path) { JournalCompressionThreshold = -1 }));
-        Assert.Equal(nameof(StorageOptions.JournalCompressionThreshold), error.ParamName);
+            StorageEnvironment.Open(new StorageOptions(dir.Path) { JournalCompressionThresholdBytes = -1 }));
+        Assert.Equal(nameof(StorageOptions.JournalCompressionThresholdBytes), error.ParamName);
     }
 
     /// <summary>Commits 200 compressible puts at a time, crashes, and returns the journal bytes written.</summary>
@@ -47,7 +47,7 @@ public sealed class JournalCompressionTests
     {
         var env = StorageEnvironment.Open(new StorageOptions(path)
         {
-            JournalCompressionThreshold = threshold,
+            JournalCompressionThresholdBytes = threshold,
             MaxFlushDelay = TimeSpan.FromHours(1),
             SyncInterval = TimeSpan.FromHours(1),
         });

@@ -19,7 +19,7 @@ internal sealed unsafe class FlushHarness : IDisposable
 {
     public static readonly TimeSpan FlushDelay = TimeSpan.FromSeconds(1);
     public static readonly TimeSpan SyncInterval = TimeSpan.FromSeconds(10);
-    public const long MaxJournalSize = 1 << 20;
+    public const long MaxJournalFileBytes = 1 << 20;
 
     private readonly FreeSpaceMap _freeSpace = FreeSpaceMap.CreateEmpty(2);
     private readonly List<int> _readers = [];
@@ -33,7 +33,7 @@ internal sealed unsafe class FlushHarness : IDisposable
         var logger = Logs.CreateLogger("flush");
         Failure = new FailureLatch("flush-test", logger);
         Budget = new ScratchBudget(Scratch, scratchLimit, TimeSpan.FromSeconds(30), Failure, logger);
-        Settings = new FlushSettings(FlushDelay, flushThresholdBytes, SyncInterval, MaxJournalSize);
+        Settings = new FlushSettings(FlushDelay, flushThresholdBytes, SyncInterval, MaxJournalFileBytes);
         Scheduler = new FlushScheduler(States, Target, Budget, Scratch, Failure, Settings, IoStats, logger, syncedUpTo: 0, Clock);
     }
 

@@ -76,11 +76,11 @@ public sealed unsafe class FlushSchedulerTests
     {
         using var h = new FlushHarness();
         h.Commit(10);
-        h.Target.RetainedJournalBytes = 2 * MaxJournalSize - 1;
+        h.Target.RetainedJournalBytes = 2 * MaxJournalFileBytes - 1;
         h.Scheduler.RunCycle();
         Assert.Empty(h.Target.Calls);
 
-        h.Target.RetainedJournalBytes = 2 * MaxJournalSize;
+        h.Target.RetainedJournalBytes = 2 * MaxJournalFileBytes;
         h.Scheduler.RunCycle();
         Assert.Equal(["write 1 after 0: 10@1", "sync", "header 1", "release journals up to 0"], h.Target.Calls);
 
@@ -217,7 +217,7 @@ public sealed unsafe class FlushSchedulerTests
         Assert.Same(error, failed.InnerException);
         Assert.Empty(h.Logs.WithEventId(1400));
         // A failed environment's cycle touches nothing, however much is due.
-        h.Target.RetainedJournalBytes = 2 * MaxJournalSize;
+        h.Target.RetainedJournalBytes = 2 * MaxJournalFileBytes;
         h.Clock.Advance(SyncInterval);
         Assert.Equal(Timeout.InfiniteTimeSpan, h.Scheduler.RunCycle());
         Assert.Equal(["write 1 after 0 failed"], h.Target.Calls);

@@ -62,7 +62,7 @@ public class StressCampaignTests
     public void The_child_reads_back_the_arguments_the_parent_writes()
     {
         var settings = new ChildSettings("/some/dir", 99, WorkloadShape.LargeValues with { Trees = 3 }, 2, [1, 0, 2], [3, 1, 0], 2,
-            StorageSettings.Flushing.WithEngine(o => o with { JournalGroupMaxWritesInFlight = 4, JournalCompressionThreshold = 8192 }), KillPoint.JournalLinked, 3, 500);
+            StorageSettings.Flushing.WithEngine(o => o with { JournalGroupMaxInFlightWrites = 4, JournalCompressionThresholdBytes = 8192 }), KillPoint.JournalLinked, 3, 500);
         var read = ChildSettings.Parse(settings.ToArguments());
         Assert.Equal(settings.ToArguments(), read.ToArguments());
         Assert.Equal(settings.Shape, read.Shape);

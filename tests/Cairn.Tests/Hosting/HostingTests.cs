@@ -74,7 +74,7 @@ public sealed class HostingTests
 
     [Theory]
     [InlineData(null, "Storage:DirectoryPath is required")]
-    [InlineData("Storage:MaxJournalSize=1000", "MaxJournalSize")]
+    [InlineData("Storage:MaxJournalFileBytes=1000", "MaxJournalFileBytes")]
     [InlineData("ScratchDegradedFraction=1.5", "ScratchDegradedFraction")]
     public async Task A_bad_setting_stops_the_host_at_start_naming_the_environment_and_the_option(string? setting, string named)
     {

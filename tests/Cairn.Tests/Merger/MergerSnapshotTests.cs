@@ -35,8 +35,8 @@ public sealed class MergerSnapshotTests
             SyncInterval = TimeSpan.FromMilliseconds(10),
             MaxScratchBytes = 512 << 10,
             MergerMaxTransactionBytes = 128 << 10,
-            InitialJournalSize = 64 << 10,
-            MaxJournalSize = 256 << 10,
+            InitialJournalFileBytes = 64 << 10,
+            MaxJournalFileBytes = 256 << 10,
         };
         var env = StorageEnvironment.Open(options);
         using var stop = new CancellationTokenSource();

@@ -14,8 +14,7 @@ internal static class OptionValues
     public static readonly string[] Services = [nameof(StorageOptions.LoggerFactory), nameof(StorageOptions.MeterFactory)];
 
     /// <summary>Every public property with a public setter (init included).</summary>
-    public static IEnumerable<PropertyInfo> Settable()
-        => typeof(StorageOptions).GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => p.SetMethod is { IsPublic: true });
+    public static IEnumerable<PropertyInfo> Settable() => OptionsTypes.Settable(typeof(StorageOptions));
 
     /// <summary>Every settable option that configuration text can carry.</summary>
     public static IEnumerable<PropertyInfo> Configurable() => Settable().Where(p => !Services.Contains(p.Name));

@@ -1,33 +1,44 @@
-using System.Reflection;
-using System.Text.RegularExpressions;
-using Cairn.Tests.Support;
-
 namespace Cairn.Tests.OptionsModel;
 
-/// <summary>docs/options.md lists exactly the public options of <see cref="StorageOptions"/>, each with its type.</summary>
-public sealed partial class OptionsTableTests
+/// <summary>
+/// docs/options.md lists exactly the public options of every public options type, each with its type and the
+/// default a new options object has.
+/// </summary>
+public sealed class OptionsTableTests
 {
+    private static readonly IReadOnlyDictionary<string, IReadOnlyDictionary<string, OptionsTableRow>> s_table = OptionsTable.Read();
+
     [Fact]
-    public void The_options_table_lists_exactly_the_public_settable_options_with_their_types()
-    {
-        string table = File.ReadAllText(Path.Combine(TestDirectory.RepositoryRoot, "docs", "options.md"));
-        var documented = Row().Matches(table).ToDictionary(m => m.Groups["name"].Value, m => m.Groups["type"].Value);
-        var options = OptionValues.Settable().ToDictionary(p => p.Name, TypeName);
+    public void The_table_has_a_section_for_each_options_type_and_no_other()
+        => Assert.Equal(OptionsTypes.WithSettableOptions.Select(t => t.Name).Order(), s_table.Keys.Order());
 
-        Assert.Equal(options.Keys.Order(), documented.Keys.Order());
-        foreach (var (name, type) in options)
-            Assert.True(documented[name] == type, $"docs/options.md says {name} is {documented[name]}, it is {type}");
+    [Theory]
+    [MemberData(nameof(OptionsTypes.Names), MemberType = typeof(OptionsTypes))]
+    public void The_options_table_lists_exactly_the_public_settable_options_with_their_types(string typeName)
+    {
+        var type = OptionsTypes.Named(typeName);
+        Assert.True(s_table.TryGetValue(typeName, out var rows), $"docs/options.md has no section '## `{typeName}`'");
+        var options = OptionsTypes.Settable(type).ToDictionary(p => p.Name, OptionsTypes.TypeName);
+
+        Assert.Equal(options.Keys.Order(), rows.Keys.Order());
+        foreach (var (name, optionType) in options)
+            Assert.True(rows[name].Type == optionType, $"docs/options.md says {typeName}.{name} is {rows[name].Type}, it is {optionType}");
     }
 
-    private static string TypeName(PropertyInfo option)
+    [Theory]
+    [MemberData(nameof(OptionsTypes.Names), MemberType = typeof(OptionsTypes))]
+    public void The_options_table_states_the_default_a_new_options_object_has(string typeName)
     {
-        var type = Nullable.GetUnderlyingType(option.PropertyType) ?? option.PropertyType;
-        string name = type == typeof(string) ? "string" : type == typeof(long) ? "long" : type == typeof(int) ? "int"
-            : type == typeof(bool) ? "bool" : type == typeof(double) ? "double" : type.Name;
-        bool nullable = new NullabilityInfoContext().Create(option).ReadState == NullabilityState.Nullable;
-        return nullable ? name + "?" : name;
-    }
+        var type = OptionsTypes.Named(typeName);
+        object fresh = OptionsTypes.Fresh(type);
+        var rows = s_table.GetValueOrDefault(typeName) ?? new Dictionary<string, OptionsTableRow>();
 
-    [GeneratedRegex(@"^\| `(?<name>\w+)` \| `(?<type>[\w?]+)` \|", RegexOptions.Multiline)]
-    private static partial Regex Row();
+        var wrong = OptionsTypes.Settable(type)
+            .Where(p => rows.ContainsKey(p.Name))
+            .Select(p => (p.Name, Why: StatedDefault.Mismatch(rows[p.Name].Default, p, fresh)))
+            .Where(r => r.Why is not null)
+            .Select(r => $"{typeName}.{r.Name}: {r.Why}")
+            .ToList();
+        Assert.True(wrong.Count == 0, "docs/options.md states wrong defaults:\n" + string.Join("\n", wrong));
+    }
 }

@@ -284,10 +284,10 @@ public sealed class BranchEnvironmentTests
             FlushThresholdBytes = 1L << 30,
             MaxFlushDelay = TimeSpan.FromHours(1),
             SyncInterval = TimeSpan.FromHours(1),
-            InitialJournalSize = 64 << 10,
-            MaxJournalSize = 1L << 30,
+            InitialJournalFileBytes = 64 << 10,
+            MaxJournalFileBytes = 1L << 30,
             PrepareSpareJournals = false,
-            JournalGroupMaxWritesInFlight = 1, // the held write's followers queue behind it
+            JournalGroupMaxInFlightWrites = 1, // the held write's followers queue behind it
             LoggerFactory = log,
         };
         var root = StorageEnvironment.Open(Recycling(rootPath));

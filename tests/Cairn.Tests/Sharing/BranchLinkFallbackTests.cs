@@ -22,8 +22,8 @@ public sealed class BranchLinkFallbackTests
         MaxFlushDelay = TimeSpan.FromHours(1),
         SyncInterval = TimeSpan.FromHours(1),
         // Small journals, so the root moves to its next file within the test.
-        InitialJournalSize = 64 << 10,
-        MaxJournalSize = 64 << 10,
+        InitialJournalFileBytes = 64 << 10,
+        MaxJournalFileBytes = 64 << 10,
         PrepareSpareJournals = false,
         LoggerFactory = log,
     };

@@ -5,7 +5,7 @@ namespace Cairn.Tests.Sharing;
 /// <summary>
 /// Makes a journal group put several environments' entries into one write, deterministically: one commit's
 /// write is held on the group's writer while the others queue behind it, one after another, and then all go.
-/// The root must write one group write at a time (<see cref="StorageOptions.JournalGroupMaxWritesInFlight"/> 1).
+/// The root must write one group write at a time (<see cref="StorageOptions.JournalGroupMaxInFlightWrites"/> 1).
 /// </summary>
 internal static class HeldGroupWrite
 {
@@ -21,7 +21,7 @@ internal static class HeldGroupWrite
     {
         var group = root.ForTestingPurposesOnly().Group ?? throw new InvalidOperationException("the root has no branches");
         if (group.MaxWritesInFlight != 1)
-            throw new InvalidOperationException("hold a write only in a group that writes one at a time (JournalGroupMaxWritesInFlight = 1): otherwise the next commit writes beside it");
+            throw new InvalidOperationException("hold a write only in a group that writes one at a time (JournalGroupMaxInFlightWrites = 1): otherwise the next commit writes beside it");
         var writes = new List<int>();
         using var holding = new ManualResetEventSlim();
         using var release = new ManualResetEventSlim();

@@ -6,8 +6,8 @@ public class JournalRetentionTests
 {
     private static StorageOptions Retaining(string path, long bytes) => new(path)
     {
-        InitialJournalSize = 64 << 10,
-        MaxJournalSize = 64 << 10,
+        InitialJournalFileBytes = 64 << 10,
+        MaxJournalFileBytes = 64 << 10,
         JournalRetentionBytes = bytes,
     };
 
@@ -37,8 +37,8 @@ public class JournalRetentionTests
         using var log = new CapturingLoggerFactory();
         using var env = StorageEnvironment.Open(new StorageOptions(dir.Path)
         {
-            InitialJournalSize = 64 << 10,
-            MaxJournalSize = 64 << 10,
+            InitialJournalFileBytes = 64 << 10,
+            MaxJournalFileBytes = 64 << 10,
             JournalRetentionBytes = 256 << 10,
             LoggerFactory = log,
         });

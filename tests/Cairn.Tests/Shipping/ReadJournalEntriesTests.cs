@@ -26,7 +26,7 @@ public class ReadJournalEntriesTests
     public void Reading_on_from_the_last_entry_gives_only_newer_ones()
     {
         using var dir = new TestDirectory("ship-read-on");
-        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path) { InitialJournalSize = 64 << 10, MaxJournalSize = 64 << 10 });
+        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path) { InitialJournalFileBytes = 64 << 10, MaxJournalFileBytes = 64 << 10 });
         long position = env.LastCommittedTransactionId;
         var seen = new List<long>();
         for (int round = 0; round < 10; round++)
@@ -46,7 +46,7 @@ public class ReadJournalEntriesTests
     public void Without_retention_entries_a_sync_covered_are_not_retained()
     {
         using var dir = new TestDirectory("ship-not-retained");
-        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path) { InitialJournalSize = 64 << 10, MaxJournalSize = 64 << 10 });
+        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path) { InitialJournalFileBytes = 64 << 10, MaxJournalFileBytes = 64 << 10 });
         long start = env.LastCommittedTransactionId;
         ShippingFixtures.Commit(env, 0, 40, valueLength: 3000);
         env.Checkpoint();

@@ -19,8 +19,8 @@ public class ReplicaConvergenceTests
         await using var primary = StorageEnvironment.Open(new StorageOptions(dir.File("primary"))
         {
             JournalRetentionBytes = 256L << 20,
-            InitialJournalSize = 256 << 10,
-            MaxJournalSize = 1 << 20,
+            InitialJournalFileBytes = 256 << 10,
+            MaxJournalFileBytes = 1 << 20,
             FlushThresholdBytes = 1 << 20,
             MaxFlushDelay = TimeSpan.FromMilliseconds(50),
             SyncInterval = TimeSpan.FromMilliseconds(50),

@@ -208,7 +208,7 @@ public class ReplicaTests
         bytes[300] ^= 2;
         // Damaged after it was received and checked (the public constructor refuses such bytes): Apply checks again.
         damaged[7] = new ShippedJournalEntry(damaged[7].TransactionId, damaged[7].EnvironmentId, bytes);
-        var replica = ReplicaEnvironment.Open(new ReplicaOptions(new StorageOptions(dir.File("replica")) { InitialJournalSize = 64 << 10 }));
+        var replica = ReplicaEnvironment.Open(new ReplicaOptions(new StorageOptions(dir.File("replica")) { InitialJournalFileBytes = 64 << 10 }));
         try
         {
             var e = Assert.Throws<ShippedEntryDamagedException>(() => replica.ApplyBatch(damaged));

@@ -22,8 +22,8 @@ public class CrashImageTests(ITestOutputHelper output)
         FlushThresholdBytes = 48 << 10,
         MaxFlushDelay = TimeSpan.FromMilliseconds(1),
         SyncInterval = TimeSpan.FromMilliseconds(50),
-        InitialJournalSize = 32 << 10,
-        MaxJournalSize = 64 << 10,
+        InitialJournalFileBytes = 32 << 10,
+        MaxJournalFileBytes = 64 << 10,
     };
 
     private static StorageOptions Quiet(string path) => new(path)

@@ -46,12 +46,12 @@ public sealed class SharedJournalCrashImageTests(ITestOutputHelper output)
         FlushThresholdBytes = 1L << 30,
         MaxFlushDelay = TimeSpan.FromHours(1),
         SyncInterval = TimeSpan.FromHours(1),
-        InitialJournalSize = 32 << 10,
-        MaxJournalSize = 1L << 30,
+        InitialJournalFileBytes = 32 << 10,
+        MaxJournalFileBytes = 1L << 30,
         PrepareSpareJournals = !root,
         // One group write at a time, so the recorded I/O is one order; writes in flight together are covered by
         // the process-kill test and by SharedJournalRecoveryTests.
-        JournalGroupMaxWritesInFlight = 1,
+        JournalGroupMaxInFlightWrites = 1,
     };
 
     /// <summary>Each image's environments open with these: no background flush, small journals (each open writes a new one).</summary>
@@ -59,7 +59,7 @@ public sealed class SharedJournalCrashImageTests(ITestOutputHelper output)
     {
         MaxFlushDelay = TimeSpan.FromHours(1),
         SyncInterval = TimeSpan.FromHours(1),
-        InitialJournalSize = 64 << 10,
+        InitialJournalFileBytes = 64 << 10,
         LoggerFactory = log,
     };
 

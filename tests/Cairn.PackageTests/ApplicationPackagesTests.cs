@@ -170,15 +170,7 @@ public sealed class ApplicationPackagesTests(PackedCairn packed)
     private void TheToolReads(Consumer consumer, string data, long recorded)
     {
         string config = Path.Combine(packed.WorkDirectory, "tool-nuget.config");
-        File.WriteAllText(config, $"""
-            <?xml version="1.0" encoding="utf-8"?>
-            <configuration>
-              <packageSources>
-                <clear />
-                <add key="cairn-package-test" value="{packed.FeedDirectory}" />
-              </packageSources>
-            </configuration>
-            """);
+        File.WriteAllText(config, Consumer.NuGetConfig(packed.FeedDirectory, onlyTheFeed: true));
         string tools = Path.Combine(packed.WorkDirectory, "tools");
         Tool.Run("dotnet", ["tool", "install", "Cairn.Cli", "--version", packed.Version, "--tool-path", tools, "--configfile", config],
             data, TimeSpan.FromMinutes(5), consumer.Environment());

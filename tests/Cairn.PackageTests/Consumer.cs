@@ -25,14 +25,7 @@ internal sealed class Consumer : IDisposable
         File.WriteAllText(Path.Combine(Directory, "Directory.Build.targets"), "<Project />\n");
         File.WriteAllText(Path.Combine(Directory, "Directory.Packages.props"), "<Project />\n");
         // The local feed beside the sources the user already has (the registry, for the framework packages).
-        File.WriteAllText(Path.Combine(Directory, "nuget.config"), $"""
-            <?xml version="1.0" encoding="utf-8"?>
-            <configuration>
-              <packageSources>
-                <add key="cairn-package-test" value="{packed.FeedDirectory}" />
-              </packageSources>
-            </configuration>
-            """);
+        File.WriteAllText(Path.Combine(Directory, "nuget.config"), NuGetConfig(packed.FeedDirectory, onlyTheFeed: false));
         string references = string.Join("\n", packages.Select(p => $"<PackageReference Include=\"{p.Id}\" Version=\"{p.Version}\" />"));
         File.WriteAllText(Path.Combine(Directory, "Consumer.csproj"), $"""
             <Project Sdk="Microsoft.NET.Sdk">
@@ -53,6 +46,17 @@ internal sealed class Consumer : IDisposable
     }
 
     public string Directory { get; }
+
+    /// <summary>A nuget.config that adds <paramref name="feed"/> to the user's sources, or with <paramref name="onlyTheFeed"/> makes it the only one.</summary>
+    public static string NuGetConfig(string feed, bool onlyTheFeed) => $"""
+        <?xml version="1.0" encoding="utf-8"?>
+        <configuration>
+          <packageSources>
+            {(onlyTheFeed ? "<clear />" : "")}
+            <add key="cairn-package-test" value="{feed}" />
+          </packageSources>
+        </configuration>
+        """;
 
     public string PackagesDirectory { get; }
 

@@ -109,9 +109,8 @@ public sealed class ApplicationPackagesTests(PackedCairn packed)
     [Fact]
     public void Every_package_the_repository_ships_is_packed_and_run_here()
     {
+        // The packable projects under src/, each packed into the feed (the fixture fails if one is missing there).
         Assert.Equal(PackagesRunHere, packed.Packages.Keys.Order(StringComparer.Ordinal));
-        foreach (var (id, project) in packed.ShippedProjects)
-            Assert.True(File.Exists(Path.Combine(packed.RepositoryRoot, project)), $"{id}: no {project}");
     }
 
     [Fact]

@@ -1,5 +1,7 @@
 using System.IO.Compression;
+using System.Text.Json;
 using System.Text.RegularExpressions;
+using System.Xml.Linq;
 
 namespace Cairn.PackageTests;
 
@@ -11,8 +13,10 @@ public sealed class PackageCollection : ICollectionFixture<PackedCairn>
 }
 
 /// <summary>
-/// Packs src/Storage once for the package tests, into a folder of its own under the repository's ignored
-/// .scratch (the local feed), and removes that folder afterwards.
+/// Packs every package the repository ships (each project under src/ that is packable: the engine 'Cairn', its reports,
+/// its hosting integration, the stress harness and the 'cairn' tool) once for the package tests, in one 'dotnet pack'
+/// of a solution filter, into one folder under the repository's ignored .scratch (the local feed), and removes that
+/// folder afterwards.
 /// </summary>
 public sealed partial class PackedCairn : IDisposable
 {
@@ -22,20 +26,30 @@ public sealed partial class PackedCairn : IDisposable
         WorkDirectory = Path.Combine(RepositoryRoot, ".scratch", "package-test", Guid.NewGuid().ToString("N"));
         FeedDirectory = Path.Combine(WorkDirectory, "feed");
         Directory.CreateDirectory(FeedDirectory);
+        ShippedProjects = FindShippedProjects(RepositoryRoot);
 
-        // Release, as a package is built; the build is incremental when the solution was just built so.
-        PackOutput = Tool.Run("dotnet", ["pack", Path.Combine(RepositoryRoot, "src", "Storage", "Storage.csproj"),
-                "-c", "Release", "-o", FeedDirectory, "-nodeReuse:false", "-p:UseSharedCompilation=false"],
+        // One pack of all of them: one MSBuild start and one restore, the shared projects built once. Release, as a
+        // package is built; the build is incremental when the solution was just built so.
+        string filter = Path.Combine(WorkDirectory, "shipped.slnf");
+        File.WriteAllText(filter, JsonSerializer.Serialize(new
+        {
+            solution = new { path = Path.Combine(RepositoryRoot, "Storage.sln"), projects = ShippedProjects.Values.Select(p => p.Replace('/', '\\')).ToArray() },
+        }));
+        PackOutput = Tool.Run("dotnet", ["pack", filter, "-c", "Release", "-o", FeedDirectory, "-nodeReuse:false", "-p:UseSharedCompilation=false"],
             RepositoryRoot, TimeSpan.FromMinutes(10)).Output;
 
-        var packages = Directory.GetFiles(FeedDirectory, "Cairn.*.nupkg");
-        var snupkgs = Directory.GetFiles(FeedDirectory, "Cairn.*.snupkg");
-        if (packages.Length != 1)
-            throw new InvalidOperationException($"expected one Cairn .nupkg in {FeedDirectory}, found {packages.Length}:{Environment.NewLine}{PackOutput}");
-        PackagePath = packages[0];
-        SymbolsPackagePath = snupkgs.Length == 1 ? snupkgs[0] : null;
-        var name = Path.GetFileNameWithoutExtension(PackagePath);
-        Version = name["Cairn.".Length..];
+        var packages = Directory.GetFiles(FeedDirectory, "*.nupkg");
+        Version = ShippedVersion(packages);
+        Packages = ShippedProjects.Keys.ToDictionary(id => id, id =>
+        {
+            string path = Path.Combine(FeedDirectory, $"{id}.{Version}.nupkg");
+            return File.Exists(path) ? path : throw new InvalidOperationException($"no {id}.{Version}.nupkg in {FeedDirectory}:{Environment.NewLine}{PackOutput}");
+        });
+        if (packages.Length != Packages.Count)
+            throw new InvalidOperationException($"expected {Packages.Count} packages in {FeedDirectory}, found {string.Join(", ", packages.Select(Path.GetFileName))}");
+        PackagePath = Packages["Cairn"];
+        var symbols = Path.ChangeExtension(PackagePath, ".snupkg");
+        SymbolsPackagePath = File.Exists(symbols) ? symbols : null;
     }
 
     public string RepositoryRoot { get; }
@@ -46,12 +60,24 @@ public sealed partial class PackedCairn : IDisposable
 
     public string PackOutput { get; }
 
+    /// <summary>Every package the repository ships (package id to its project, relative to the root, e.g. src/Reports/Reports.csproj).</summary>
+    public IReadOnlyDictionary<string, string> ShippedProjects { get; }
+
+    /// <summary>Every package packed (package id to its .nupkg in the feed).</summary>
+    public IReadOnlyDictionary<string, string> Packages { get; }
+
+    /// <summary>The engine's package, 'Cairn'.</summary>
     public string PackagePath { get; }
 
     public string? SymbolsPackagePath { get; }
 
-    /// <summary>The version the package was given (from Directory.Build.props), e.g. 0.1.0-preview.1.</summary>
+    /// <summary>The version every package was given (from Directory.Build.props), e.g. 0.2.0-preview.1.</summary>
     public string Version { get; }
+
+    /// <summary>The version of a third-party package the repository pins (Directory.Packages.props), for a consumer that needs it too.</summary>
+    public string PinnedVersion(string packageId)
+        => XDocument.Load(Path.Combine(RepositoryRoot, "Directory.Packages.props")).Descendants("PackageVersion")
+            .Single(p => (string?)p.Attribute("Include") == packageId).Attribute("Version")!.Value;
 
     public static IReadOnlyList<string> Entries(string package)
     {
@@ -69,6 +95,9 @@ public sealed partial class PackedCairn : IDisposable
         return copy.ToArray();
     }
 
+    public static XDocument Manifest(string package, string packageId)
+        => XDocument.Load(new MemoryStream(Read(package, $"{packageId}.nuspec")));
+
     public void Dispose()
     {
         try
@@ -78,6 +107,30 @@ public sealed partial class PackedCairn : IDisposable
         catch (DirectoryNotFoundException)
         {
         }
+    }
+
+    /// <summary>The projects under src/ that are packable, by package id: what the repository ships.</summary>
+    private static Dictionary<string, string> FindShippedProjects(string root)
+    {
+        var shipped = new Dictionary<string, string>(StringComparer.Ordinal);
+        foreach (var project in Directory.GetFiles(Path.Combine(root, "src"), "*.csproj", SearchOption.AllDirectories))
+        {
+            var properties = XDocument.Load(project).Descendants().Where(e => e.Parent?.Name == "PropertyGroup").ToArray();
+            string? Property(string name) => properties.LastOrDefault(e => e.Name == name)?.Value.Trim();
+            if (Property("IsPackable") != "true")
+                continue;
+            string id = Property("PackageId") ?? throw new InvalidOperationException($"{project} is packable but names no PackageId");
+            shipped.Add(id, Path.GetRelativePath(root, project).Replace('\\', '/'));
+        }
+        return shipped;
+    }
+
+    private static string ShippedVersion(string[] packages)
+    {
+        var cairn = packages.Select(Path.GetFileNameWithoutExtension).SingleOrDefault(n => n!.StartsWith("Cairn.", StringComparison.Ordinal)
+            && char.IsDigit(n["Cairn.".Length]))
+            ?? throw new InvalidOperationException($"no Cairn package among {string.Join(", ", packages.Select(Path.GetFileName))}");
+        return cairn["Cairn.".Length..];
     }
 
     private static string FindRepositoryRoot()

@@ -60,8 +60,8 @@ public static partial class EnvironmentBackup
     /// environment's folder (<see cref="OwnedFolder"/>, kind compact), deleted at the end; one a killed process left
     /// is deleted by the next backup, restore or compaction of the same destination or environment.
     /// </summary>
-    private static BackupResult CompactBackup(StorageEnvironment environment, string? destinationDirectory, BackupOptions options,
-        CancellationToken cancellationToken, Stream? stream)
+    private static BackupResult CompactBackup(StorageEnvironment environment, string? destinationDirectory, Stream? stream, BackupOptions options,
+        CancellationToken cancellationToken)
     {
         long started = Stopwatch.GetTimestamp();
         using var work = OwnedFolder.Create(destinationDirectory ?? environment.DirectoryPath, OwnedFolder.Compaction);

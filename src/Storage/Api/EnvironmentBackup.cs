@@ -36,13 +36,7 @@ public static partial class EnvironmentBackup
     {
         ArgumentNullException.ThrowIfNull(environment);
         ArgumentException.ThrowIfNullOrEmpty(destinationDirectory);
-        options = Start(environment, options);
-        if (options.Compact)
-            return CompactBackup(environment, destinationDirectory, options, cancellationToken, stream: null);
-        long started = Stopwatch.GetTimestamp();
-        using var staging = new StagingDirectory(destinationDirectory);
-        var (transactionId, bytes, files) = CopyHot(environment, new DirectoryBackupTarget(staging), options.Progress, cancellationToken);
-        return new BackupResult(transactionId, bytes, files, Stopwatch.GetElapsedTime(started));
+        return BackupTo(environment, destinationDirectory, stream: null, options, cancellationToken);
     }
 
     /// <summary>
@@ -63,12 +57,7 @@ public static partial class EnvironmentBackup
     {
         ArgumentNullException.ThrowIfNull(environment);
         ArgumentNullException.ThrowIfNull(destination);
-        options = Start(environment, options);
-        if (options.Compact)
-            return CompactBackup(environment, null, options, cancellationToken, destination);
-        long started = Stopwatch.GetTimestamp();
-        var (transactionId, bytes, files) = CopyHot(environment, new StreamBackupTarget(destination, environment.EnvironmentId), options.Progress, cancellationToken);
-        return new BackupResult(transactionId, bytes, files, Stopwatch.GetElapsedTime(started));
+        return BackupTo(environment, directory: null, destination, options, cancellationToken);
     }
 
     /// <summary>Copies the replica as of its last applied transaction, as <see cref="Backup(StorageEnvironment, string)"/> copies an environment.</summary>
@@ -143,13 +132,24 @@ public static partial class EnvironmentBackup
         return replica.Engine;
     }
 
-    /// <summary>The checks every backup starts with; the options, defaulted.</summary>
-    private static BackupOptions Start(StorageEnvironment environment, BackupOptions? options)
+    /// <summary>
+    /// Every backup of an open environment: into <paramref name="directory"/>, or into <paramref name="stream"/> when it is
+    /// not null; a plain hot copy, or a compacting one (<see cref="BackupOptions.Compact"/>).
+    /// </summary>
+    private static BackupResult BackupTo(StorageEnvironment environment, string? directory, Stream? stream, BackupOptions? options,
+        CancellationToken cancellationToken)
     {
         environment.ThrowIfDisposed();
         environment.Parts.Failure.ThrowIfFailed();
         OwnedFolder.TryDeleteStale(environment.DirectoryPath);
-        return options ?? new BackupOptions();
+        options ??= new BackupOptions();
+        if (options.Compact)
+            return CompactBackup(environment, directory, stream, options, cancellationToken);
+        long started = Stopwatch.GetTimestamp();
+        using var staging = stream is null ? new StagingDirectory(directory!) : null;
+        IBackupTarget target = staging is null ? new StreamBackupTarget(stream!, environment.EnvironmentId) : new DirectoryBackupTarget(staging);
+        var (transactionId, bytes, files) = CopyHot(environment, target, options.Progress, cancellationToken);
+        return new BackupResult(transactionId, bytes, files, Stopwatch.GetElapsedTime(started));
     }
 
     /// <summary>

@@ -50,9 +50,10 @@ public sealed class CrossRunTests(PackedCairn packed)
         var data = Path.Combine(packed.WorkDirectory, "data-linux-arm64");
 
         // -L: the arm64 glibc and loader the cross compiler's package installs. No arm64 ICU is installed, so
-        // globalization runs invariant (a self-contained app would otherwise stop at start).
+        // globalization runs invariant (a self-contained app would otherwise stop at start). W^X off: qemu-user
+        // runs stale code after .NET rewrites jitted code through W^X's second mapping (dotnet/runtime#94909).
         var run = Tool.Run(qemu, ["-L", "/usr/aarch64-linux-gnu", Path.Combine(output, "Consumer"), data], consumer.Directory,
-            TimeSpan.FromMinutes(3), consumer.Environment(("DOTNET_SYSTEM_GLOBALIZATION_INVARIANT", "1")));
+            TimeSpan.FromMinutes(3), consumer.Environment(("DOTNET_SYSTEM_GLOBALIZATION_INVARIANT", "1"), ("DOTNET_EnableWriteXorExecute", "0")));
 
         Assert.Contains(Expected, run.Output);
         Assert.Contains("platform linux-arm64, data-file writer Pwritev", run.Output);

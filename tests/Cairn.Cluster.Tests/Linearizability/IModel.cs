@@ -30,6 +30,14 @@ public interface IModel<TState>
     /// </summary>
     IReadOnlyList<Operation> WithoutUnobservable(IReadOnlyList<Operation> partition) => partition;
 
+    /// <summary>
+    /// True when <paramref name="op"/> never changes the state wherever it is legal (an acknowledged read, a
+    /// compare-and-set acknowledged as not swapped). The checker places such an operation as soon as it is legal and
+    /// never tries it later instead: that is never worse (docs/decisions.md, issue 28, L), and it keeps concurrent
+    /// reads from multiplying the search. False, the default, is always safe.
+    /// </summary>
+    bool IsReadOnly(Operation op) => false;
+
     bool StatesEqual(TState a, TState b);
 
     int HashState(TState state);

@@ -65,6 +65,14 @@ public sealed class KeyValueRegisterModel : IModel<string?>
             && !observed.Contains(op.Call.Value))).ToList();
     }
 
+    /// <summary>An acknowledged get, or an acknowledged compare-and-set that did not swap.</summary>
+    public bool IsReadOnly(Operation op) => op.Completion.Outcome == Outcome.Ok && op.Call.Kind switch
+    {
+        OperationKind.Get => true,
+        OperationKind.CompareAndSet => !op.Completion.Swapped,
+        _ => false,
+    };
+
     public bool StatesEqual(string? a, string? b) => string.Equals(a, b, StringComparison.Ordinal);
 
     public int HashState(string? state) => state is null ? 0 : StringComparer.Ordinal.GetHashCode(state);

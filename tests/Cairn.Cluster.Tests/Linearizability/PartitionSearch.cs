@@ -10,6 +10,10 @@ namespace Cairn.Cluster.Tests.Linearizability;
 /// again from the front. Reaching a return means that operation had to be linearized before anything later, and
 /// it was not: undo the last choice and try the next candidate after it. An empty list is a linearization; undoing
 /// with nothing left to undo proves there is none. The memo makes each (set, state) pair explored once.
+/// One addition: a read-only operation (<see cref="IModel{TState}.IsReadOnly"/>) that is a candidate and legal is
+/// placed at once, before any other candidate is tried, and never tried later instead: any linearization that places
+/// it later can place it here (it changes no state, and no remaining operation returned before its invoke), so the
+/// configuration succeeds exactly when the one after it does. Concurrent reads then cost no branching.
 /// </summary>
 internal sealed class PartitionSearch<TState>
 {
@@ -23,10 +27,15 @@ internal sealed class PartitionSearch<TState>
         public Event? Next;
     }
 
-    private readonly record struct Frame(Event Call, TState Before, TState After);
+    /// <summary>The passes over a configuration's candidates, in order: read-only operations (placed at once if legal), then the others.</summary>
+    private enum Pass { ReadOnly, Other }
+
+    /// <summary>A linearized operation and the pass that chose it (<see cref="Pass.ReadOnly"/>: forced, no other choice to try).</summary>
+    private readonly record struct Frame(Event Call, TState Before, TState After, Pass Pass);
 
     private readonly IReadOnlyList<Operation> _ops;
     private readonly IModel<TState> _model;
+    private readonly Pass[] _pass;
     private readonly List<Frame> _stack = [];
     private readonly List<Frame> _best = []; // the deepest stack seen; its first _bestValid frames equal the stack's
     private int _bestValid;
@@ -35,6 +44,7 @@ internal sealed class PartitionSearch<TState>
     {
         _ops = ops;
         _model = model;
+        _pass = ops.Select(o => model.IsReadOnly(o) ? Pass.ReadOnly : Pass.Other).ToArray();
     }
 
     /// <summary>Searches within the limits; <paramref name="deadline"/> is a Stopwatch timestamp, or <see cref="long.MaxValue"/>.</summary>
@@ -46,44 +56,70 @@ internal sealed class PartitionSearch<TState>
         var memo = new HashSet<(OperationSet Set, TState State)>(new MemoComparer(_model));
         TState state = _model.Initial;
         Event? next = head.Next;
+        var pass = Pass.ReadOnly;
         long steps = 0;
         while (head.Next is not null)
         {
             if (++steps > maxSteps || ((steps & 4095) == 1 && Stopwatch.GetTimestamp() >= deadline))
                 return Result(name, Verdict.Unknown, steps);
             var current = next!;
-            if (current.IsCall)
+            if (!current.IsCall)
             {
-                if (_model.TryStep(state, _ops[current.Op], out var after))
-                {
-                    linearized.Add(current.Op);
-                    if (!memo.Contains((linearized, after)))
-                    {
-                        if (memo.Count >= maxMemo)
-                            return Result(name, Verdict.Unknown, steps);
-                        memo.Add((linearized.Snapshot(), after));
-                        Push(new Frame(current, state, after));
-                        state = after;
-                        Lift(current);
-                        next = head.Next;
-                        continue;
-                    }
-                    linearized.Remove(current.Op);
-                }
-                next = current.Next;
-            }
-            else
-            {
-                if (_stack.Count == 0)
+                // The end of the candidates: walk them again in the next pass, or, after the last, undo.
+                if (pass == Pass.ReadOnly)
+                    (pass, next) = (Pass.Other, head.Next);
+                else if (!Backtrack(linearized, ref state, ref next, ref pass))
                     return Result(name, Verdict.NotLinearizable, steps);
-                var undone = Pop();
-                linearized.Remove(undone.Call.Op);
-                state = undone.Before;
-                Unlift(undone.Call);
-                next = undone.Call.Next;
+                continue;
             }
+            // Each candidate is tried in its own pass; a read-only one is known illegal after its pass placed nothing.
+            if (_pass[current.Op] != pass || !_model.TryStep(state, _ops[current.Op], out var after))
+            {
+                next = current.Next;
+                continue;
+            }
+            linearized.Add(current.Op);
+            if (!memo.Contains((linearized, after)))
+            {
+                if (memo.Count >= maxMemo)
+                    return Result(name, Verdict.Unknown, steps);
+                memo.Add((linearized.Snapshot(), after));
+                Push(new Frame(current, state, after, pass));
+                state = after;
+                Lift(current);
+                (pass, next) = (Pass.ReadOnly, head.Next);
+                continue;
+            }
+            linearized.Remove(current.Op);
+            // A legal read-only candidate decides its configuration (placing it now is never worse), and the
+            // configuration after it was already explored and failed: so has this one.
+            if (pass != Pass.ReadOnly)
+                next = current.Next;
+            else if (!Backtrack(linearized, ref state, ref next, ref pass))
+                return Result(name, Verdict.NotLinearizable, steps);
         }
         return new PartitionResult(name, Verdict.Linearizable, _ops.Count, steps, [], [], null);
+    }
+
+    /// <summary>
+    /// Undoes the last choice and any forced (read-only) ones under it, since a configuration whose forced choice
+    /// failed has failed; the walk goes on after the last undone call. False when there is nothing left to undo.
+    /// </summary>
+    private bool Backtrack(OperationSet linearized, ref TState state, ref Event? next, ref Pass pass)
+    {
+        Frame undone;
+        do
+        {
+            if (_stack.Count == 0)
+                return false;
+            undone = Pop();
+            linearized.Remove(undone.Call.Op);
+            state = undone.Before;
+            Unlift(undone.Call);
+        }
+        while (undone.Pass == Pass.ReadOnly);
+        (pass, next) = (undone.Pass, undone.Call.Next); // go on with the pass that chose it, after it
+        return true;
     }
 
     /// <summary>The events in time order behind a sentinel head; at equal times calls come first (see decisions.md).</summary>

@@ -93,6 +93,18 @@ internal static class BytePump
         }
     }
 
+    /// <summary>
+    /// Waits until the stopwatch reaches <paramref name="dueTimestamp"/>. One <see cref="Task.Delay(TimeSpan, CancellationToken)"/>
+    /// is not enough: it counts whole milliseconds on the timer's clock and can end a little before the stopwatch's due
+    /// time, and a delayed chunk must never arrive early.
+    /// </summary>
+    private static async Task WaitUntilAsync(long dueTimestamp, CancellationToken cancellation)
+    {
+        TimeSpan wait;
+        while ((wait = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), dueTimestamp)) > TimeSpan.Zero)
+            await Task.Delay(wait < TimeSpan.FromMilliseconds(1) ? TimeSpan.FromMilliseconds(1) : wait, cancellation);
+    }
+
     private static async Task WriteAsync(ChannelReader<Chunk> queue, Socket destination, DirectedLink link, CancellationToken cancellation)
     {
         try
@@ -101,9 +113,7 @@ internal static class BytePump
             {
                 try
                 {
-                    var wait = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), chunk.DueTimestamp);
-                    if (wait > TimeSpan.Zero)
-                        await Task.Delay(wait, cancellation);
+                    await WaitUntilAsync(chunk.DueTimestamp, cancellation);
                     // Counted before sending, so a receiver that has the bytes always finds them counted.
                     link.CountForwarded(chunk.Length);
                     await SendAllAsync(destination, chunk.Buffer.AsMemory(0, chunk.Length), cancellation);

@@ -8,7 +8,7 @@ namespace Cairn.Cluster.Tests.Nemesis;
 /// node j. Because each dialler has its own proxy to each target, every connection's sender is known, and each
 /// direction between two nodes is set apart from the other (a one-way partition is two settings).
 /// </summary>
-public sealed class NemesisNetwork : IAsyncDisposable
+public sealed class NemesisNetwork : Schedule.INetworkNemesis, IAsyncDisposable
 {
     private readonly DirectedLink[,] links;
     private readonly LinkProxy?[,] proxies;

@@ -76,7 +76,7 @@ public static class NemesisScheduleGenerator
             return makers;
         }
 
-        var minorities = Minorities(state.NodeCount).Where(m => nodes.Count(n => state.IsFaulted(n) || m.Contains(n)) <= options.MaxFaultedNodes).ToList();
+        var minorities = MinoritiesOf[state.NodeCount].Where(m => nodes.Count(n => state.IsFaulted(n) || m.Contains(n)) <= options.MaxFaultedNodes).ToList();
         if (minorities.Count > 0)
         {
             makers.Add(random =>
@@ -100,8 +100,11 @@ public static class NemesisScheduleGenerator
         return other >= node ? other + 1 : other;
     }
 
+    /// <summary>Every set of fewer than half the nodes, for each node count a schedule may have; built once.</summary>
+    private static readonly IReadOnlyList<int>[][] MinoritiesOf = Enumerable.Range(0, 10).Select(Minorities).ToArray();
+
     /// <summary>Every set of fewer than half the nodes, smallest first, each in ascending order.</summary>
-    private static List<IReadOnlyList<int>> Minorities(int nodeCount)
+    private static IReadOnlyList<int>[] Minorities(int nodeCount)
     {
         var minorities = new List<IReadOnlyList<int>>();
         for (int mask = 1; mask < 1 << nodeCount; mask++)
@@ -110,6 +113,6 @@ public static class NemesisScheduleGenerator
             if (members.Count * 2 < nodeCount)
                 minorities.Add(members);
         }
-        return minorities.OrderBy(m => m.Count).ThenBy(m => string.Join(",", m)).ToList();
+        return minorities.OrderBy(m => m.Count).ThenBy(m => string.Join(",", m)).ToArray();
     }
 }

@@ -15,8 +15,8 @@ public sealed record NemesisScheduleOptions(int NodeCount, int MaxFaultedNodes, 
 
     internal void Validate()
     {
-        if (NodeCount < 2)
-            throw new ArgumentOutOfRangeException(nameof(NodeCount), NodeCount, "A cluster schedule needs at least two nodes.");
+        if (NodeCount < 2 || NodeCount > 9)
+            throw new ArgumentOutOfRangeException(nameof(NodeCount), NodeCount, "A cluster schedule has 2 to 9 nodes.");
         if (MaxFaultedNodes < 1 || MaxFaultedNodes > NodeCount)
             throw new ArgumentOutOfRangeException(nameof(MaxFaultedNodes), MaxFaultedNodes, $"Between 1 and the {NodeCount} nodes.");
         if (Events < 0)

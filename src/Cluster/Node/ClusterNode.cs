@@ -18,7 +18,7 @@ namespace Cairn.Cluster;
 /// leader; reads are linearizable (<see cref="ReadAsync"/>) or bounded-stale (<see cref="ReadAppliedAsync"/>) on any
 /// member. The environment is written only by the log's applier; this type gives read access only.
 /// </summary>
-public sealed partial class ClusterNode : IAsyncDisposable
+public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposable
 {
     private readonly StorageEnvironment environment;
     private readonly CairnStateMachine stateMachine;

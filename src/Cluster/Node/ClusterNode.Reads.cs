@@ -5,29 +5,41 @@ namespace Cairn.Cluster;
 public sealed partial class ClusterNode
 {
     /// <summary>
-    /// A linearizable read of <paramref name="key"/> in <paramref name="tree"/> (null: absent), on any member: DotNext's
-    /// read barrier (read index: the leader confirms its leadership with a majority and names its commit index; this
-    /// node waits until it has applied that far), then a read of this node's environment.
+    /// A linearizable read of <paramref name="key"/> in <paramref name="tree"/> (null: absent), on the leader only
+    /// (read index, docs/cluster.md): if no entry of the leader's term is applied yet, it replicates a no-op first (a
+    /// new leader's commit index may lag entries of earlier terms); then DotNext's strong read barrier, which needs a
+    /// replication round acknowledged by a majority after the call and waits until this node has applied every entry
+    /// it holds; then, if the node still leads in the same term, a read of its environment.
     /// </summary>
-    /// <exception cref="ClusterUnavailableException">No quorum or no leader is visible from this node.</exception>
+    /// <exception cref="NotClusterLeaderException">This node does not lead, or stopped leading during the read; ask the leader.</exception>
+    /// <exception cref="ClusterUnavailableException">No quorum is visible from this node.</exception>
     public async Task<byte[]?> ReadAsync(string tree, byte[] key, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(tree);
         ArgumentNullException.ThrowIfNull(key);
         ObjectDisposedException.ThrowIf(Volatile.Read(ref disposed) != 0, this);
+        // Followers do not serve these: DotNext's follower barrier takes the commit index the follower's leader knows,
+        // without the leader confirming its leadership or its term's commit (the workload test saw a stale read).
+        if (!IsLeader)
+            throw new NotClusterLeaderException(LocalEndPoint, Leader);
+        var term = raft.Term;
         try
         {
+            if (stateMachine.AppliedTerm < term)
+                await raft.ReplicateAsync(ReadOnlyMemory<byte>.Empty, null, cancellationToken).ConfigureAwait(false);
             await raft.ApplyReadBarrierAsync(ReadBarrierType.Strong, cancellationToken).ConfigureAwait(false);
         }
         catch (QuorumUnreachableException e)
         {
             throw new ClusterUnavailableException(LocalEndPoint, "it sees no quorum", e);
         }
-        catch (NotLeaderException e)
+        catch (NotLeaderException)
         {
-            throw new ClusterUnavailableException(LocalEndPoint, "its leadership ended during the barrier", e);
+            throw new NotClusterLeaderException(LocalEndPoint, Leader);
         }
 
+        if (!IsLeader || raft.Term != term)
+            throw new NotClusterLeaderException(LocalEndPoint, Leader);
         return ReadLocal(tree, key);
     }
 

@@ -21,6 +21,7 @@ internal sealed class CairnStateMachine : IStateMachine
     private static readonly byte[] AppliedKey = "index"u8.ToArray();
     private readonly int sessionCapacity;
     private long appliedIndex; // written only by ApplyAsync, which DotNext never runs concurrently; read by any thread
+    private long appliedTerm; // the same; in memory only (0 after a restart until an entry is applied)
 
     public CairnStateMachine(StorageEnvironment environment, int sessionCapacity = DefaultSessionCapacity)
     {
@@ -37,6 +38,13 @@ internal sealed class CairnStateMachine : IStateMachine
     /// <summary>The last log index whose effects the environment holds.</summary>
     public long AppliedIndex => Volatile.Read(ref appliedIndex);
 
+    /// <summary>
+    /// The term of the last entry DotNext's log handed to <see cref="ApplyAsync(LogEntry, CancellationToken)"/> since
+    /// this process started. A leader whose term this is has had an entry of its own term committed, so its commit
+    /// index covers every entry of earlier terms (Raft's condition for serving a read index).
+    /// </summary>
+    public long AppliedTerm => Volatile.Read(ref appliedTerm);
+
     ISnapshot? ISnapshotManager.Snapshot => null;
 
     ValueTask ISnapshotManager.ReclaimGarbageAsync(long watermark, CancellationToken token) => ValueTask.CompletedTask;
@@ -52,6 +60,7 @@ internal sealed class CairnStateMachine : IStateMachine
         var payload = !entry.IsConfiguration && entry.TryGetPayload(out var bytes) ? bytes : ReadOnlySequence<byte>.Empty;
         var waiter = entry.Context as ApplyWaiter;
         var outcome = await ApplyAsync(entry.Index, payload, waiter?.Expected, token).ConfigureAwait(false);
+        Volatile.Write(ref appliedTerm, long.Max(appliedTerm, entry.Term));
         waiter?.TrySetResult(outcome);
         return entry.Index;
     }

@@ -32,9 +32,11 @@ public sealed partial class ClusterNode
             // DotNext may refuse before or after appending; either way a retry with the same id is what is safe.
             throw new WriteOutcomeUnknownException(command.Id, $"node {LocalEndPoint} lost its leadership", e);
         }
-        catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested)
+        catch (OperationCanceledException e)
         {
-            throw new WriteOutcomeUnknownException(command.Id, "the wait for the commit was cancelled", e);
+            // The caller's token, or DotNext's own (the node stopping): appended or not, the outcome is not known here.
+            throw new WriteOutcomeUnknownException(command.Id,
+                cancellationToken.IsCancellationRequested ? "the wait for the commit was cancelled" : $"node {LocalEndPoint} stopped waiting for the commit", e);
         }
 
         ApplyOutcome outcome;

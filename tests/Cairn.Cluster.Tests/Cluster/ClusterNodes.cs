@@ -1,0 +1,183 @@
+using System.Net;
+using System.Text;
+using Cairn.Cluster.Tests.Nemesis;
+using Cairn.Tests.Support;
+using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+
+namespace Cairn.Cluster.Tests.Cluster;
+
+/// <summary>
+/// Cairn.Cluster nodes in this process, each with its environment and log on disk in a scratch folder, all of whose
+/// Raft traffic goes through a <see cref="NemesisNetwork"/>. A node can be stopped (disposed, as a crash that
+/// loses nothing unsynced) and started again on the same folder and address.
+/// </summary>
+internal sealed class ClusterNodes : IAsyncDisposable
+{
+    private readonly TestDirectory directory;
+    private readonly EndPoint[] members;
+    private readonly ClusterNode?[] nodes;
+    private readonly SocketTransportFactory transport = new(Options.Create(new SocketTransportOptions()), NullLoggerFactory.Instance);
+    private readonly SocketConnectionContextFactory contexts = new(new SocketConnectionFactoryOptions(), NullLogger.Instance);
+
+    private ClusterNodes(TestDirectory directory, EndPoint[] members, NemesisNetwork network)
+    {
+        this.directory = directory;
+        this.members = members;
+        nodes = new ClusterNode?[members.Length];
+        Network = network;
+    }
+
+    public NemesisNetwork Network { get; }
+
+    public int Count => nodes.Length;
+
+    public ClusterNode this[int node] => nodes[node] ?? throw new InvalidOperationException($"Node {node} is stopped.");
+
+    /// <summary>Every node, as a client sees them (a stopped node's connection throws <see cref="ObjectDisposedException"/>).</summary>
+    public IReadOnlyList<IClusterNodeConnection> Connections => Enumerable.Range(0, Count).Select(i => (IClusterNodeConnection)new NodeSlot(this, i)).ToArray();
+
+    public static async Task<ClusterNodes> StartAsync(int count, string name)
+    {
+        var directory = new TestDirectory(name);
+        var transport = new SocketTransportFactory(Options.Create(new SocketTransportOptions()), NullLoggerFactory.Instance);
+        var listeners = new PreboundListenerFactory[count];
+        for (var i = 0; i < count; i++)
+            listeners[i] = new PreboundListenerFactory(await transport.BindAsync(new IPEndPoint(IPAddress.Loopback, 0)));
+        var members = listeners.Select(listener => listener.EndPoint).ToArray();
+        var started = new ClusterNodes(directory, members, new NemesisNetwork(members));
+        try
+        {
+            await Task.WhenAll(Enumerable.Range(0, count).Select(i => started.StartNodeAsync(i, listeners[i])));
+        }
+        catch
+        {
+            await started.DisposeAsync();
+            throw;
+        }
+
+        return started;
+    }
+
+    public async Task StopAsync(int node)
+    {
+        if (Interlocked.Exchange(ref nodes[node], null) is { } stopping)
+            await stopping.DisposeAsync();
+    }
+
+    /// <summary>Starts a stopped node again on its folder and address (the port is free again once it stopped).</summary>
+    public async Task RestartAsync(int node)
+        => await StartNodeAsync(node, new PreboundListenerFactory(await transport.BindAsync(members[node])));
+
+    public bool IsRunning(int node) => nodes[node] is not null;
+
+    /// <summary>The node of <paramref name="group"/> that every running node of it follows, once they agree.</summary>
+    public async Task<int> LeaderOfAsync(IReadOnlyList<int> group)
+    {
+        int? leader = null;
+        await Eventually.HoldsAsync(() => (leader = AgreedLeader(group)) is not null, () => $"no agreed leader among {string.Join(",", group)}: {Describe()}");
+        return leader!.Value;
+    }
+
+    /// <summary>Waits until every running node has applied the same index, at least <paramref name="atLeast"/>.</summary>
+    public Task ConvergedAsync(long atLeast = 0) => Eventually.HoldsAsync(() =>
+    {
+        var applied = Running().Select(i => this[i].AppliedIndex).Distinct().ToArray();
+        return applied.Length == 1 && applied[0] >= atLeast;
+    }, Describe);
+
+    /// <summary>Every tree's keys and values on <paramref name="node"/>, the cluster's own trees included, as text.</summary>
+    public string Dump(int node)
+    {
+        var text = new StringBuilder();
+        using var read = this[node].BeginLocalRead();
+        foreach (var name in read.GetTreeNames().Order(StringComparer.Ordinal))
+        {
+            using var cursor = read.OpenTree(name).CreateCursor();
+            for (var more = cursor.SeekFirst(); more; more = cursor.MoveNext())
+                text.Append(name).Append(' ').Append(Convert.ToHexString(cursor.Key)).Append('=').AppendLine(Convert.ToHexString(cursor.Value));
+        }
+
+        return text.ToString();
+    }
+
+    /// <summary>Same dump on every running node, and each environment verifies clean.</summary>
+    public void AssertConvergedAndVerified()
+    {
+        var running = Running().ToArray();
+        var first = Dump(running[0]);
+        foreach (var node in running)
+        {
+            Assert.Equal(first, Dump(node));
+            this[node].Verify(); // throws on any damage
+        }
+    }
+
+    public string Describe() => string.Join("; ", Enumerable.Range(0, Count).Select(i => nodes[i] is { } n
+        ? $"node {i}: leader {IndexOf(n.Leader)?.ToString() ?? "none"}, term {n.Term}, commit {n.CommitIndex}, applied {n.AppliedIndex}"
+        : $"node {i}: stopped"));
+
+    public async ValueTask DisposeAsync()
+    {
+        for (var i = 0; i < Count; i++)
+            await StopAsync(i);
+        await Network.DisposeAsync();
+        contexts.Dispose();
+        directory.Dispose();
+    }
+
+    private IEnumerable<int> Running() => Enumerable.Range(0, Count).Where(IsRunning);
+
+    private int? AgreedLeader(IReadOnlyList<int> group)
+    {
+        var running = group.Where(IsRunning).ToArray();
+        if (running.Length == 0 || IndexOf(this[running[0]].Leader) is not { } leader || !running.Contains(leader) || !this[leader].IsLeader)
+            return null;
+        var term = this[leader].Term;
+        return running.All(i => IndexOf(this[i].Leader) == leader && this[i].Term == term) ? leader : null;
+    }
+
+    private int? IndexOf(EndPoint? endpoint) => endpoint is null ? null : Array.FindIndex(members, m => m.Equals(endpoint)) is var i and >= 0 ? i : null;
+
+    private async Task StartNodeAsync(int node, PreboundListenerFactory listener)
+    {
+        var options = new ClusterNodeOptions
+        {
+            DirectoryPath = directory.File($"node{node}"),
+            LocalEndPoint = members[node],
+            Members = members,
+            Listener = listener,
+            Dialler = new NemesisConnectionFactory(node, Network, members, contexts),
+            // Longer than DotNext's 150-300 ms so that two loaded cores do not keep elections failing (see RaftNodes).
+            LowerElectionTimeout = 500,
+            UpperElectionTimeout = 1000,
+        };
+        try
+        {
+            nodes[node] = await ClusterNode.StartAsync(options);
+        }
+        catch
+        {
+            await listener.DisposeAsync();
+            throw;
+        }
+    }
+
+    /// <summary>A client's view of a node slot: whichever node runs there now.</summary>
+    private sealed class NodeSlot(ClusterNodes owner, int node) : IClusterNodeConnection
+    {
+        public EndPoint LocalEndPoint => owner.members[node];
+
+        public Task<ClusterWriteResult> WriteAsync(ClusterCommand command, CancellationToken cancellationToken = default)
+            => Current().WriteAsync(command, cancellationToken);
+
+        public Task<byte[]?> ReadAsync(string tree, byte[] key, CancellationToken cancellationToken = default)
+            => Current().ReadAsync(tree, key, cancellationToken);
+
+        public Task<byte[]?> ReadAppliedAsync(string tree, byte[] key, long minimumIndex, CancellationToken cancellationToken = default)
+            => Current().ReadAppliedAsync(tree, key, minimumIndex, cancellationToken);
+
+        private ClusterNode Current() => owner.nodes[node] ?? throw new ObjectDisposedException($"node {node}", "The node is stopped.");
+    }
+}

@@ -217,13 +217,10 @@ internal static class ModelOps
                 foreach (int start in Smaller(r.Start))
                     yield return r with { Start = start };
                 break;
-            case AppendRangeOp r:
-                foreach (int count in Smaller(r.Count).Where(c => c > 0))
-                    yield return r with { Count = count };
-                foreach (int size in Smaller(r.ValueSize))
-                    yield return r with { ValueSize = size };
-                foreach (int start in Smaller(r.Start))
-                    yield return r with { Start = start };
+            case AppendRangeOp a:
+                // Shrinks as the put range of the same keys does.
+                foreach (var r in Shrink(new PutRangeOp(a.Family, a.Start, a.Count, a.ValueSize)).Cast<PutRangeOp>())
+                    yield return new AppendRangeOp(r.Family, r.Start, r.Count, r.ValueSize);
                 break;
             case DeleteRangeOp r:
                 foreach (int count in Smaller(r.Count).Where(c => c > 0))

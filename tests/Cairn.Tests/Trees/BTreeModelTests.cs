@@ -41,7 +41,8 @@ public class BTreeModelTests
             new AppendRangeOp(0, 0, 10, 10), // below the family-4 keys: refused at once
             new PutOp(new KeySpec(0, 5), 10, 1),
             new CommitOp(),
-            new AppendRangeOp(4, 650, 100, 3000), // the first 50 are refused
+            new AppendRangeOp(4, 700, 100, 3000), // continues after a commit, with overflow values
+            new AppendRangeOp(4, 799, 5, 10), // 799 is the last key: refused at once
         ]);
     }
 }

@@ -37,7 +37,7 @@ if (args.Length > 0 && args[0] == "--shared-journals")
 if (args.Length > 0 && args[0] == "--hash-startup")
     return Cairn.Bench.Hashing.HashStartupRun.Run(args[1..], Console.Out);
 
-// --fill-interleaved [--keys N] [--batch N] [--rounds N] [--modes lazy,durable] [--orders sequential,random]: fills
+// --fill-interleaved [--keys N] [--batch N] [--rounds N] [--modes lazy,durable] [--orders sequential,random,append]: fills
 // against LMDB, rate, size on disk and device bytes written (docs/benchmarks.md, Fills).
 if (args.Length > 0 && args[0] == "--fill-interleaved")
     return Cairn.Bench.Fill.FillRun.Run(args[1..], Console.Out);

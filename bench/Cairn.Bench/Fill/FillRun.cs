@@ -10,6 +10,8 @@ namespace Cairn.Bench.Fill;
 /// MDB_NOSYNC; durable mode, durable commits against LMDB's synced ones. For each fill: the rate of the fill
 /// itself, the rate including the close and a global sync (what the disk had to take), the size on disk
 /// after the close (allocated bytes), and the bytes the device wrote from the open to after the sync.
+/// The append order loads the sequential keys through each store's append path: LMDB's MDB_APPEND against
+/// Cairn's <see cref="Tree.Append"/>.
 /// </summary>
 public static class FillRun
 {
@@ -19,16 +21,19 @@ public static class FillRun
     private static extern void SyncAll();
 
     private sealed record Fill(string Store, string Mode, string Order, int Round, double Seconds, double SecondsWithSync, long SizeOnDisk, long DeviceBytes,
-        long AllocatedBytes, long JournalBytes, long FlushedBytes, long Syncs);
+        long AllocatedBytes, long JournalBytes, long FlushedBytes, long Syncs, string? Shape);
 
     public static int Run(IReadOnlyList<string> args, TextWriter output)
     {
         var options = FillRunOptions.Parse(args);
+        var sequential = KeyGenerator.Sequential(options.Keys);
         var keys = new Dictionary<string, KeySet>
         {
-            ["sequential"] = KeyGenerator.Sequential(options.Keys),
-            ["random"] = KeyGenerator.Shuffled(options.Keys, KeyGenerator.FillSeed),
+            ["sequential"] = sequential,
+            ["append"] = sequential,
         };
+        if (options.Orders.Contains("random"))
+            keys["random"] = KeyGenerator.Shuffled(options.Keys, KeyGenerator.FillSeed);
         string root = BenchScratch.Directory("fill-interleaved");
         var device = DeviceWrites.For(root);
         output.WriteLine($"fill-interleaved: {options.Keys:N0} keys of {KeySet.KeySize} B, values of {BenchValues.ValueSize} B, {options.BatchSize:N0} puts per transaction, " +
@@ -50,7 +55,7 @@ public static class FillRun
                             output.WriteLine($"  round {round} {mode,-7} {order,-10} {store,-5} {options.Keys / fill.Seconds,12:N0} puts/s  " +
                                 $"(with close+sync {options.Keys / fill.SecondsWithSync,10:N0})  size {Mib(fill.SizeOnDisk),8:N1} MiB  device {Mib(fill.DeviceBytes),9:N1} MiB  " +
                                 $"allocated {fill.AllocatedBytes / (double)options.Keys,6:F1} B/put" +
-                                (store == "cairn" ? $"  (journal {Mib(fill.JournalBytes):N1} MiB, flushed {Mib(fill.FlushedBytes):N1} MiB, {fill.Syncs} syncs)" : ""));
+                                (store == "cairn" ? $"  (journal {Mib(fill.JournalBytes):N1} MiB = {fill.JournalBytes / (double)options.Keys:F0} B/key, flushed {Mib(fill.FlushedBytes):N1} MiB, {fill.Syncs} syncs; {fill.Shape})" : ""));
                         }
                     }
                 }
@@ -75,22 +80,27 @@ public static class FillRun
         double seconds;
         using var tally = new CairnWriteTally();
         long allocated;
+        string? shape;
         using (var opened = BenchStores.Create(store))
         {
             opened.Open(directory, durable: mode == "durable");
             // Managed bytes allocated by every thread during the fill (the engine's background threads too).
             long allocatedBefore = GC.GetTotalAllocatedBytes(precise: true);
             clock.Restart();
-            opened.FillBatches(keys, batchSize);
+            if (order == "append")
+                ((IAppendingStore)opened).AppendBatches(keys, batchSize);
+            else
+                opened.FillBatches(keys, batchSize);
             seconds = clock.Elapsed.TotalSeconds;
             allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedBefore;
+            shape = (opened as Cairn.Bench.KeyValue.Stores.CairnStore)?.DescribeTree();
         }
         SyncAll();
         double withSync = clock.Elapsed.TotalSeconds;
         long deviceBytes = device is null ? 0 : device.BytesWritten() - before;
         long size = AllocatedBytes(directory);
         Directory.Delete(directory, recursive: true);
-        return new Fill(store, mode, order, round, seconds, withSync, size, deviceBytes, allocated, tally.JournalBytes, tally.FlushedBytes, tally.Syncs);
+        return new Fill(store, mode, order, round, seconds, withSync, size, deviceBytes, allocated, tally.JournalBytes, tally.FlushedBytes, tally.Syncs, shape);
     }
 
     /// <summary>Allocated bytes of every file under the directory (du), not their apparent sizes: a sparse or preallocated file counts as the disk holds it.</summary>

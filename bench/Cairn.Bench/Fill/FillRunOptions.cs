@@ -15,6 +15,7 @@ public sealed record FillRunOptions
     /// <summary>Lazy: Cairn's lazy commits against LMDB's MDB_NOSYNC. Durable: durable commits against LMDB's synced ones.</summary>
     public IReadOnlyList<string> Modes { get; init; } = ["lazy", "durable"];
 
+    /// <summary>Sequential and random: plain puts. Append: the sequential keys through each store's append path (<see cref="KeyValue.IAppendingStore"/>).</summary>
     public IReadOnlyList<string> Orders { get; init; } = ["sequential", "random"];
 
     public static FillRunOptions Parse(IReadOnlyList<string> args)
@@ -29,8 +30,8 @@ public sealed record FillRunOptions
                 "--batch" => options with { BatchSize = int.Parse(value, CultureInfo.InvariantCulture) },
                 "--rounds" => options with { Rounds = int.Parse(value, CultureInfo.InvariantCulture) },
                 "--modes" => options with { Modes = List(value, "lazy", "durable") },
-                "--orders" => options with { Orders = List(value, "sequential", "random") },
-                _ => throw new ArgumentException($"unknown option {args[i]}; known: --keys N, --batch N, --rounds N, --modes lazy,durable, --orders sequential,random"),
+                "--orders" => options with { Orders = List(value, "sequential", "random", "append") },
+                _ => throw new ArgumentException($"unknown option {args[i]}; known: --keys N, --batch N, --rounds N, --modes lazy,durable, --orders sequential,random,append"),
             };
             i++;
         }

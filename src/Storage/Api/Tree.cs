@@ -77,6 +77,21 @@ public readonly struct Tree
         Inner.Put(key, value);
     }
 
+    /// <summary>
+    /// Adds an entry whose key is above every key in the tree, at the tree's right edge with no search: the way
+    /// to bulk-load keys in strictly increasing (unsigned byte) order, into an empty tree or after its last key.
+    /// Pages fill completely. A key not above the last one (out of order, or equal) throws
+    /// <see cref="KeyOrderException"/> before anything changes; the transaction stays usable, with every earlier
+    /// append in it, and commits or is disposed as usual. Throws <see cref="ReadOnlyTransactionException"/> in a
+    /// read transaction.
+    /// </summary>
+    /// <exception cref="KeyOrderException">The key is not above the tree's last key.</exception>
+    public void Append(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
+        CheckWritable();
+        Inner.Append(key, value, _name!);
+    }
+
     /// <summary>Removes a key; returns false if it was absent.</summary>
     public bool Delete(ReadOnlySpan<byte> key)
     {

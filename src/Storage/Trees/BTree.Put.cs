@@ -41,9 +41,15 @@ internal sealed unsafe partial class BTree
 
         long overflowPage = overflow ? WriteOverflow(value) : 0;
         if (TreePage.TryReserve(leaf, nodeSize + sizeof(ushort)))
+        {
+            _lastInsertPage = path.Pages[path.LeafLevel];
+            _lastInsertIndex = index;
             TreePage.WriteLeafNode(TreePage.InsertSlot(leaf, index, nodeSize), key, value, overflowPage, overflow);
+        }
         else
+        {
             InsertLeafWithSplit(ref path, index, key, value, overflowPage, overflow);
+        }
         MarkModified();
     }
 

@@ -18,12 +18,30 @@ internal sealed unsafe partial class BTree
         // reads the incoming separator while writing the outgoing one.
         byte* spare = stackalloc byte[TreePage.MaxBranchNodeSize];
         byte* other = stackalloc byte[TreePage.MaxBranchNodeSize];
+        bool childSplitAtInsert = false;
         while (true)
         {
             long pageNumber = path.Pages[level];
             byte* page = _pages.ModifyPage(pageNumber);
-            bool append = index == TreePage.Count(page) && IsRightmostPath(ref path, level);
-            SplitPage(page, index, node, append, spare, out int separatorSize);
+            bool leaf = level == path.LeafLevel;
+            // An ascending run (this insert right after the previous one on the same leaf, or a separator from such
+            // a split below) splits where the insert goes, so the pages it leaves behind are full instead of half
+            // empty: at the page's end the new node starts the right page alone (an append); before other nodes it
+            // ends the left page and those nodes move right, out of the run's way. Past the tree's last key it is
+            // an append whatever came before. Every other split is the byte-balanced middle one.
+            int count = TreePage.Count(page);
+            bool ascending = leaf ? pageNumber == _lastInsertPage && index == _lastInsertIndex + 1 : childSplitAtInsert;
+            int atInsert = index == count ? count : index + 1;
+            bool splitAtInsert = (ascending || (index == count && IsRightmostPath(ref path, level)))
+                && SplitFits(page, index, node, leaf, atInsert);
+            int splitAt = splitAtInsert ? atInsert : ChooseSplitPoint(page, index, node, leaf);
+            long rightPage = SplitPage(page, index, node, splitAt, spare, out int separatorSize);
+            if (leaf)
+            {
+                _lastInsertPage = index < splitAt ? pageNumber : rightPage;
+                _lastInsertIndex = index < splitAt ? index : index - splitAt;
+            }
+            childSplitAtInsert = splitAtInsert;
             if (level == 0)
             {
                 GrowRoot(pageNumber, spare, separatorSize);
@@ -58,24 +76,33 @@ internal sealed unsafe partial class BTree
 
     /// <summary>
     /// Splits <paramref name="page"/> (already modified) into itself and a new right sibling, with the
-    /// new node placed at <paramref name="index"/> of the combined sequence. Writes the branch node that
-    /// points at the right sibling, keyed by its first key, into <paramref name="separator"/>.
+    /// new node placed at <paramref name="index"/> of the combined sequence and the first <paramref name="splitAt"/>
+    /// entries of it staying on the left. Writes the branch node that points at the right sibling, keyed by its
+    /// first key, into <paramref name="separator"/>; returns the sibling's page number.
     /// </summary>
     [SkipLocalsInit]
-    private void SplitPage(byte* page, int index, byte* node, bool append, byte* separator, out int separatorSize)
+    private long SplitPage(byte* page, int index, byte* node, int splitAt, byte* separator, out int separatorSize)
     {
         bool leaf = TreePage.IsLeaf(page);
         int count = TreePage.Count(page);
+        byte* right = _pages.AllocatePages(1, out long rightPage);
+        TreePage.Initialize(right, leaf ? PageFlags.Leaf : PageFlags.Branch);
+        if (leaf)
+            _state.LeafPages++;
+        else
+            _state.BranchPages++;
+        if (splitAt == count && index == count)
+        {
+            // The left page keeps every node it has and is not rewritten: sequential loads pack pages
+            // instead of leaving every one half empty, and copy nothing but the new node.
+            StartWithOnly(right, node, leaf, separator, rightPage, out separatorSize);
+            return rightPage;
+        }
+
         int total = count + 1;
-        // Appending past the tree's last key leaves the left page full: sequential loads pack pages
-        // instead of leaving every one half empty.
-        int splitAt = append ? count : ChooseSplitPoint(page, index, node, leaf);
 
         byte* copy = stackalloc byte[StorageConstants.PageSize];
         Buffer.MemoryCopy(page, copy, StorageConstants.PageSize, StorageConstants.PageSize);
-
-        byte* right = _pages.AllocatePages(1, out long rightPage);
-        TreePage.Initialize(right, leaf ? PageFlags.Leaf : PageFlags.Branch);
 
         byte* first = Entry(copy, index, node, splitAt);
         ReadOnlySpan<byte> separatorKey = leaf ? TreePage.LeafKey(first) : TreePage.BranchKey(first);
@@ -102,11 +129,24 @@ internal sealed unsafe partial class BTree
             int size = leaf ? TreePage.LeafNodeSize(entry) : TreePage.BranchNodeSize(entry);
             Buffer.MemoryCopy(entry, TreePage.AppendSlot(page, size), size, size);
         }
+        return rightPage;
+    }
 
+    /// <summary>An append split's new page: the new node alone (keyless on a branch, its key moving up as the separator).</summary>
+    private static void StartWithOnly(byte* right, byte* node, bool leaf, byte* separator, long rightPage, out int separatorSize)
+    {
+        ReadOnlySpan<byte> separatorKey = leaf ? TreePage.LeafKey(node) : TreePage.BranchKey(node);
+        TreePage.WriteBranchNode(separator, separatorKey, rightPage);
+        separatorSize = BranchNodeHeader.Size + separatorKey.Length;
         if (leaf)
-            _state.LeafPages++;
+        {
+            int size = TreePage.LeafNodeSize(node);
+            Buffer.MemoryCopy(node, TreePage.AppendSlot(right, size), size, size);
+        }
         else
-            _state.BranchPages++;
+        {
+            TreePage.WriteBranchNode(TreePage.AppendSlot(right, BranchNodeHeader.Size), default, ((BranchNodeHeader*)node)->ChildPage);
+        }
     }
 
     /// <summary>Entry <paramref name="j"/> of the page's nodes with the new node inserted at <paramref name="index"/>.</summary>
@@ -119,6 +159,25 @@ internal sealed unsafe partial class BTree
     {
         byte* entry = Entry(page, index, node, j);
         return (leaf ? TreePage.LeafNodeSize(entry) : TreePage.BranchNodeSize(entry)) + sizeof(ushort);
+    }
+
+    /// <summary>Whether keeping the first <paramref name="splitAt"/> entries on the left leaves two non-empty halves that fit.</summary>
+    private static bool SplitFits(byte* page, int index, byte* node, bool leaf, int splitAt)
+    {
+        int total = TreePage.Count(page) + 1;
+        if (splitAt < 1 || splitAt >= total)
+            return false;
+        int left = 0;
+        int right = 0;
+        for (int j = 0; j < total; j++)
+        {
+            int size = EntrySize(page, index, node, j, leaf);
+            if (j < splitAt)
+                left += size;
+            else
+                right += !leaf && j == splitAt ? BranchNodeHeader.Size + sizeof(ushort) : size;
+        }
+        return left <= TreePage.UsableSpace && right <= TreePage.UsableSpace;
     }
 
     /// <summary>

@@ -11,8 +11,18 @@ namespace Cairn.Trees;
 /// </summary>
 internal sealed unsafe partial class BTree
 {
+    private const long NoPage = -1;
+
     private readonly IPageAccess _pages;
     private TreeState _state;
+
+    /// <summary>
+    /// Where the last insert put its node (leaf page and slot): an insert into the next slot of the same leaf is an
+    /// ascending run, and a split there keeps the leaf as full as it is (BTree.Split.cs). Only a split policy, so a
+    /// stale place (the page freed and reused, or entries moved since) costs at most one lopsided split.
+    /// </summary>
+    private long _lastInsertPage = NoPage;
+    private int _lastInsertIndex;
 
     public BTree(IPageAccess pages, TreeState state)
     {

@@ -21,6 +21,9 @@ public class BTreeAllocationTests
     public void Inserts_and_deletes_in_a_warm_tree_allocate_nothing() => Assert.Equal(0, IsolatedAllocation.Measure(InsertDeleteProbe));
 
     [Fact]
+    public void Appends_allocate_nothing() => Assert.Equal(0, IsolatedAllocation.Measure(AppendProbe));
+
+    [Fact]
     public void Cursor_steps_allocate_nothing() => Assert.Equal(0, IsolatedAllocation.Measure(CursorProbe));
 
     internal static long TryGetProbe()
@@ -80,6 +83,29 @@ public class BTreeAllocationTests
                 h.Tree.Put(inserts[inserted], inserted % 100 == 0 ? large : small);
             for (int end = deleted + slice; deleted < end; deleted++)
                 Assert.True(h.Tree.Delete(inserts[deleted]));
+        });
+        h.Tree.Verify();
+        return allocated;
+    }
+
+    /// <summary>Each attempt appends a new slice of keys above the tree's last (a few large values among them).</summary>
+    internal static long AppendProbe()
+    {
+        var (h, _) = Build();
+        using var _h = h;
+        byte[][] appends = Enumerable.Range(0, Count).Select(i => TreeHarness.Key(Count * 2 + i)).ToArray();
+        byte[] small = TreeHarness.Value(1, 24);
+        byte[] large = TreeHarness.Value(2, 6000);
+        // Warm every path (appends, append splits at both levels, overflow writes) on the first half.
+        for (int i = 0; i < Count / 2; i++)
+            h.Tree.Append(appends[i], i % 100 == 0 ? large : small, "appended");
+
+        const int slice = Count / 2 / SteadyStateAllocation.Attempts;
+        int appended = Count / 2;
+        long allocated = SteadyStateAllocation.Measure(() =>
+        {
+            for (int end = appended + slice; appended < end; appended++)
+                h.Tree.Append(appends[appended], appended % 100 == 0 ? large : small, "appended");
         });
         h.Tree.Verify();
         return allocated;

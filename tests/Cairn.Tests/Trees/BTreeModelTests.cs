@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using Cairn.Paging;
 using Cairn.Trees;
 using FsCheck;
 using FsCheck.Fluent;
@@ -36,6 +37,12 @@ public class BTreeModelTests
             new PutOp(new KeySpec(2, 17), 100_000, 3),
             new ScanOp(ScanKind.Prefix, new KeySpec(1, 7), 601, 100),
             new DeleteRangeOp(1, 0, 40),
+            new AppendRangeOp(4, 0, 700, 90),
+            new AppendRangeOp(0, 0, 10, 10), // below the family-4 keys: refused at once
+            new PutOp(new KeySpec(0, 5), 10, 1),
+            new CommitOp(),
+            new AppendRangeOp(4, 700, 100, 3000), // continues after a commit, with overflow values
+            new AppendRangeOp(4, 799, 5, 10), // 799 is the last key: refused at once
         ]);
     }
 }
@@ -72,6 +79,12 @@ internal sealed record ScanDeleteOp(KeySpec From, int Every, int Limit) : Op;
 internal sealed record ThinOp(int Stride, int Offset) : Op;
 
 internal sealed record CommitOp : Op;
+
+/// <summary>
+/// A bulk load through <see cref="BTree.Append"/>: keys <c>Start..Start+Count-1</c> of a family (family 4: keys above
+/// every other family), stopping at the first one the tree refuses because it is not above the last key.
+/// </summary>
+internal sealed record AppendRangeOp(int Family, int Start, int Count, int ValueSize) : Op;
 
 internal static class ModelOps
 {
@@ -120,6 +133,17 @@ internal static class ModelOps
         return state;
     }
 
+    /// <summary>Family 4 sorts above the others (16 bytes of 0xFF, then the index) so that appends are mostly taken.</summary>
+    public static byte[] AppendKeyBytes(int family, int index)
+    {
+        if (family != Families)
+            return KeyBytes(new KeySpec(family, index));
+        var key = new byte[20];
+        key.AsSpan(0, 16).Fill(0xFF);
+        BinaryPrimitives.WriteInt32BigEndian(key.AsSpan(16), index);
+        return key;
+    }
+
     public static byte[] ValueBytes(int seed, int size) => TreeHarness.Value(seed, Math.Max(0, size));
 
     // ---- generators ----
@@ -159,7 +183,12 @@ internal static class ModelOps
         (2, from stride in Gen.Frequency((1, Gen.Constant(1)), (3, Gen.Choose(2, 5)))
             from offset in Gen.Choose(0, 4)
             select (Op)new ThinOp(stride, offset)),
-        (1, Gen.Constant((Op)new CommitOp())));
+        (1, Gen.Constant((Op)new CommitOp())),
+        (3, from family in Gen.Frequency((1, Gen.Choose(0, Families - 1)), (2, Gen.Constant(Families)))
+            from start in Gen.Choose(0, IndexRange)
+            from count in Gen.Frequency((3, Gen.Choose(1, 1500)), (1, Gen.Choose(1, 40)))
+            from size in Gen.Frequency((8, Gen.Choose(0, 100)), (1, Gen.Choose(100, 4000)))
+            select (Op)new AppendRangeOp(family, start, count, size)));
 
     // ---- shrinking: towards fewer entries, smaller values and smaller indices ----
 
@@ -188,6 +217,11 @@ internal static class ModelOps
                     yield return r with { ValueSize = size };
                 foreach (int start in Smaller(r.Start))
                     yield return r with { Start = start };
+                break;
+            case AppendRangeOp a:
+                // Shrinks as the put range of the same keys does.
+                foreach (var r in Shrink(new PutRangeOp(a.Family, a.Start, a.Count, a.ValueSize)).Cast<PutRangeOp>())
+                    yield return new AppendRangeOp(r.Family, r.Start, r.Count, r.ValueSize);
                 break;
             case DeleteRangeOp r:
                 foreach (int count in Smaller(r.Count).Where(c => c > 0))
@@ -293,10 +327,36 @@ internal static class ModelOps
                     h.Delete(keys[i]);
                 break;
             }
+            case AppendRangeOp r:
+                AppendRange(h, r);
+                break;
             case CommitOp:
                 h.Pages.Commit();
                 h.Tree.Verify();
                 break;
+        }
+    }
+
+    private static void AppendRange(TreeHarness h, AppendRangeOp op)
+    {
+        byte[]? last = h.Model.Count == 0 ? null : h.Model.Keys.Last();
+        for (int i = op.Start; i < op.Start + op.Count; i++)
+        {
+            byte[] key = AppendKeyBytes(op.Family, i);
+            if (last is null || ByteArrayComparer.Instance.Compare(key, last) > 0)
+            {
+                h.Append(key, ValueBytes(i, op.ValueSize));
+                last = key;
+                continue;
+            }
+            TreeState state = h.Tree.State;
+            long version = h.Tree.Version;
+            var error = Assert.Throws<KeyOrderException>(() => h.Tree.Append(key, ValueBytes(i, op.ValueSize), "appended"));
+            Assert.Equal(last, error.LastKey.ToArray());
+            Assert.Equal(key, error.Key.ToArray());
+            Assert.Equal(state, h.Tree.State);
+            Assert.Equal(version, h.Tree.Version);
+            return;
         }
     }
 

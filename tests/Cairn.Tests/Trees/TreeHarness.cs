@@ -53,6 +53,13 @@ internal sealed class TreeHarness : IDisposable
         Model[key] = value;
     }
 
+    /// <summary>Appends through <see cref="BTree.Append"/> (tree name "appended") and records the entry in the model.</summary>
+    public void Append(byte[] key, byte[] value)
+    {
+        Tree.Append(key, value, "appended");
+        Model[key] = value;
+    }
+
     public bool Delete(byte[] key)
     {
         bool removed = Tree.Delete(key);

@@ -7,7 +7,7 @@ namespace Cairn.Bench.KeyValue.Stores;
 /// within 100 ms or 8 MiB); durable, every commit is one durable journal write (O_DIRECT|O_DSYNC).
 /// </summary>
 /// <param name="readPath">How a reader reaches the tree: the suite's <c>cairn</c> is the fastest way there is.</param>
-public sealed class CairnStore(CairnReadPath readPath) : IBenchStore
+public sealed class CairnStore(CairnReadPath readPath) : IAppendingStore
 {
     internal const string TreeName = "bench";
 
@@ -23,7 +23,9 @@ public sealed class CairnStore(CairnReadPath readPath) : IBenchStore
         tx.Commit();
     }
 
-    public void FillBatches(KeySet keys, int batchSize)
+    public void FillBatches(KeySet keys, int batchSize) => Batches(keys, batchSize, append: false);
+
+    private void Batches(KeySet keys, int batchSize, bool append)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(batchSize, 1);
         var env = Env;
@@ -37,13 +39,28 @@ public sealed class CairnStore(CairnReadPath readPath) : IBenchStore
             {
                 var key = keys[i];
                 BenchValues.Compose(key, value);
-                tree.Put(key, value);
+                if (append)
+                    tree.Append(key, value);
+                else
+                    tree.Put(key, value);
             }
             tx.Commit();
         }
     }
 
+    public void AppendBatches(KeySet keys, int batchSize) => Batches(keys, batchSize, append: true);
+
     public IBenchReader CreateReader() => new CairnReader(Env, readPath);
+
+    /// <summary>The bench tree's shape and the data file's size: pages per key say how full a fill left its pages.</summary>
+    public string DescribeTree()
+    {
+        var info = Env.GetInfo();
+        var tree = info.Trees.Single(t => t.Name == TreeName);
+        double keys = Math.Max(1, tree.Entries);
+        return $"leaves {tree.LeafPages:N0} ({tree.Entries / (double)Math.Max(1, tree.LeafPages):F1} keys/leaf), branches {tree.BranchPages:N0}, depth {tree.Depth}, " +
+            $"{(tree.LeafPages + tree.BranchPages) * (double)info.PageSize / keys:F1} tree B/key, data file {info.DataFileBytes / keys:F1} B/key";
+    }
 
     public void Dispose()
     {

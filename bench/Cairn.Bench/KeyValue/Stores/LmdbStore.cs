@@ -9,7 +9,7 @@ namespace Cairn.Bench.KeyValue.Stores;
 /// to transaction objects (MDB_NOTLS) so each reader keeps one read transaction and cycles it with
 /// reset/renew. The same flags as the home-made binding it replaced; docs/benchmarks.md explains each.
 /// </summary>
-public sealed class LmdbStore : IBenchStore
+public sealed class LmdbStore : IAppendingStore
 {
     /// <summary>Set to 1 to write through a writable map (MDB_WRITEMAP); off by default.</summary>
     public const string WriteMapVariable = "CAIRN_BENCH_LMDB_WRITEMAP";
@@ -46,7 +46,12 @@ public sealed class LmdbStore : IBenchStore
     /// <summary>The main database.</summary>
     internal LightningDatabase MainDatabase => _db ?? throw new InvalidOperationException("not open");
 
-    public void FillBatches(KeySet keys, int batchSize)
+    public void FillBatches(KeySet keys, int batchSize) => Batches(keys, batchSize, PutOptions.None);
+
+    /// <summary>Puts with <c>MDB_APPEND</c> (<see cref="PutOptions.AppendData"/>): no search, full pages, a key out of order is MDB_KEYEXIST.</summary>
+    public void AppendBatches(KeySet keys, int batchSize) => Batches(keys, batchSize, PutOptions.AppendData);
+
+    private void Batches(KeySet keys, int batchSize, PutOptions options)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(batchSize, 1);
         var env = Env;
@@ -60,7 +65,7 @@ public sealed class LmdbStore : IBenchStore
             {
                 var key = keys[i];
                 BenchValues.Compose(key, value);
-                tx.Put(db, key, value, PutOptions.None).ThrowOnError();
+                tx.Put(db, key, value, options).ThrowOnError();
             }
             tx.Commit().ThrowOnError();
         }

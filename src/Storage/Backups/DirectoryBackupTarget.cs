@@ -3,17 +3,17 @@ using Cairn.Pal;
 namespace Cairn.Backups;
 
 /// <summary>
-/// A backup written as an environment directory: files in a staging folder, written so the copy never floods the
-/// device ahead of the journal (<see cref="BackupFileWriter"/>), synced, renamed into place at the end.
+/// A backup written as an environment directory: files in a staging folder, copied in the kernel where the source is
+/// a file, written back in slices (<see cref="SlicedFileWriter"/>), synced, renamed into place at the end.
 /// </summary>
 internal sealed class DirectoryBackupTarget(StagingDirectory staging) : IBackupTarget
 {
-    private BackupFileWriter? _file;
+    private SlicedFileWriter? _file;
     private long _length;
 
     public void BeginFile(string relativePath, long length)
     {
-        _file = new BackupFileWriter(staging.FilePath(relativePath));
+        _file = new SlicedFileWriter(staging.FilePath(relativePath));
         _length = length;
     }
 

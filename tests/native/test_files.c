@@ -8,6 +8,10 @@
 
 #include <limits.h>
 #include <string.h>
+#ifndef _WIN32
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #define KIB 1024
 #define MIB (1024 * 1024)
@@ -464,7 +468,14 @@ static void test_copies(const char *dir)
     int32_t previous = -1;
     CHECK_OK(cairn_thread_io_priority_low(&previous, &test_last_os_error));
     CHECK(previous >= 0);
+#ifndef _WIN32
+    /* IOPRIO_WHO_PROCESS (1), who 0: this thread; IOPRIO_CLASS_BE (2) << 13 | level 7. */
+    CHECK(syscall(SYS_ioprio_get, 1, 0) == ((2 << 13) | 7));
+#endif
     CHECK_OK(cairn_thread_io_priority_restore(previous, &test_last_os_error));
+#ifndef _WIN32
+    CHECK(syscall(SYS_ioprio_get, 1, 0) == previous);
+#endif
     CHECK(cairn_thread_io_priority_low(NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
 
     CHECK_OK(cairn_file_close(from, &test_last_os_error));

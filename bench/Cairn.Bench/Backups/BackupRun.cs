@@ -6,7 +6,7 @@ using LightningDB;
 namespace Cairn.Bench.Backups;
 
 /// <summary>
-/// <c>--backup [--mib N] [--rounds N]</c>: backup throughput on the same data, rounds interleaved so a noisy disk
+/// <c>--backup [--mib N] [--rounds N] [--writers-backup-to-null]</c>: backup throughput on the same data, rounds interleaved so a noisy disk
 /// hits each alike: a plain sequential write of as many bytes (1 MiB writes, then fsync: the disk's rate),
 /// <c>env.Backup(dir)</c> of an idle Cairn environment, and LMDB's <c>mdb_env_copy2</c> (LightningDB's
 /// <c>CopyTo</c>, then an fsync of its file, which LMDB does not do), and the compacting variants of both
@@ -69,7 +69,7 @@ public static class BackupRun
             output.WriteLine($"LMDB mdb_env_copy2(MDB_CP_COMPACT) {lmdbCompact}");
             output.WriteLine($"compacting, same keys: LMDB time / Cairn time = {lmdbCompact.Seconds / cairnCompact.Seconds:0.00} (Cairn's speed as a fraction of LMDB's)");
 
-            WritersDuringBackup(env, root, rounds, output);
+            WritersDuringBackup(env, root, rounds, toNull: args.Contains("--writers-backup-to-null"), output);
             return 0;
         }
         finally
@@ -79,7 +79,8 @@ public static class BackupRun
     }
 
     /// <summary>16 merged callers: commits per second while backups run back to back (at least 3 s), against as long without one, alternating.</summary>
-    private static void WritersDuringBackup(StorageEnvironment env, string root, int rounds, TextWriter output)
+    /// <param name="toNull">Back up into <see cref="Stream.Null"/>: the copy reads and holds the flusher's syncs but writes nothing, which tells the copy's writes apart from the rest.</param>
+    private static void WritersDuringBackup(StorageEnvironment env, string root, int rounds, bool toNull, TextWriter output)
     {
         long operations = 0;
         using var stop = new CancellationTokenSource();
@@ -105,8 +106,15 @@ public static class BackupRun
                 var window = Stopwatch.StartNew();
                 do
                 {
-                    env.Backup(copy);
-                    Directory.Delete(copy, recursive: true);
+                    if (toNull)
+                    {
+                        env.Backup(Stream.Null);
+                    }
+                    else
+                    {
+                        env.Backup(copy);
+                        Directory.Delete(copy, recursive: true);
+                    }
                     backups++;
                 }
                 while (window.Elapsed < WritersWindow);

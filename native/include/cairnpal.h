@@ -27,7 +27,7 @@ extern "C" {
 #  define CAIRN_EXPORT __attribute__((visibility("default")))
 #endif
 
-#define CAIRN_PAL_ABI_VERSION 5
+#define CAIRN_PAL_ABI_VERSION 6
 
 /* ---------------------------------------------------------------------------------------------
  * Status codes. The managed side maps each to a typed exception.
@@ -187,6 +187,33 @@ CAIRN_EXPORT int32_t cairn_map_populate(void *address, int64_t length, int32_t *
  * Release it with cairn_memory_free and the same length. */
 CAIRN_EXPORT int32_t cairn_memory_allocate(int64_t length, int64_t alignment, void **address, int32_t *os_error);
 CAIRN_EXPORT int32_t cairn_memory_free(void *address, int64_t length, int32_t *os_error);
+
+/* ---------------------------------------------------------------------------------------------
+ * Copies (backups): in-kernel range copies, ranged write-back, and the calling thread's I/O priority.
+ * ------------------------------------------------------------------------------------------- */
+/* Copy `length` bytes of `source` at `source_offset` to `destination` at `destination_offset`
+ * (copy_file_range, looping; a read/write loop through a 1 MiB buffer where the kernel refuses it,
+ * e.g. across file systems, and on Windows). The destination's writes honour the write fault hooks
+ * (matched against its path) and a copy that makes no progress is CAIRN_E_DISK_FULL;
+ * CAIRN_E_END_OF_FILE when the source ends first. Not synced. Neither handle may be DIRECT. */
+CAIRN_EXPORT int32_t cairn_file_copy_range(cairn_file *source, int64_t source_offset, cairn_file *destination,
+                                           int64_t destination_offset, int64_t length, int32_t *os_error);
+
+#define CAIRN_SYNC_RANGE_WRITE 0x01  /* start write-back of the range's dirty pages (no wait) */
+#define CAIRN_SYNC_RANGE_WAIT  0x02  /* wait for write-back of the range, started now or before */
+/* sync_file_range over [offset, offset + length) (0 = to the end of the file). Not a durability
+ * point: neither metadata nor the device cache is flushed (cairn_file_sync does that); it paces
+ * write-back so it never piles up. Windows has no ranged flush: WRITE alone does nothing, WAIT
+ * flushes the whole file (FlushFileBuffers). A WAIT honours the sync fault hook. */
+CAIRN_EXPORT int32_t cairn_file_sync_range(cairn_file *file, int64_t offset, int64_t length, int32_t flags,
+                                           int32_t *os_error);
+
+/* Give the calling thread the lowest best-effort I/O priority (Linux IOPRIO_CLASS_BE level 7 via
+ * ioprio_set on the thread; Windows THREAD_MODE_BACKGROUND_BEGIN, which also lowers its CPU and
+ * memory priority) and report what to restore in *previous. */
+CAIRN_EXPORT int32_t cairn_thread_io_priority_low(int32_t *previous, int32_t *os_error);
+/* Restore the calling thread's I/O priority from a cairn_thread_io_priority_low's *previous. */
+CAIRN_EXPORT int32_t cairn_thread_io_priority_restore(int32_t previous, int32_t *os_error);
 
 /* ---------------------------------------------------------------------------------------------
  * Journals.

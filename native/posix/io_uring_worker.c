@@ -52,12 +52,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* <linux/ioprio.h> varies between releases (enum vs. macros); the ABI values are fixed. */
-#define CAIRN_IOPRIO_WHO_PROCESS 1
-#define CAIRN_IOPRIO_CLASS_BE 2
-#define CAIRN_IOPRIO_CLASS_SHIFT 13
-#define CAIRN_IOPRIO_VALUE(cls, data) (((cls) << CAIRN_IOPRIO_CLASS_SHIFT) | (data))
-
 #define WAKE_TAG ((uint64_t)1) /* user_data of the eventfd read; items are aligned pointers */
 #define MAX_RETRIES 16          /* EINTR/EAGAIN completions of one item in a row before failing it */
 #define BUSY_SLEEP_NS 1000000L  /* backoff when io_uring_enter reports EAGAIN/EBUSY */

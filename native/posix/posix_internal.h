@@ -18,6 +18,12 @@ struct cairn_file {
 CAIRN_HIDDEN int32_t cairn_posix_pwritev_all(struct cairn_file *file, const struct iovec *iov, int count,
                                              int64_t offset, int32_t *os_error);
 
+/* <linux/ioprio.h> varies between releases (enum vs. macros); the ABI values are fixed. */
+#define CAIRN_IOPRIO_WHO_PROCESS 1
+#define CAIRN_IOPRIO_CLASS_BE 2
+#define CAIRN_IOPRIO_CLASS_SHIFT 13
+#define CAIRN_IOPRIO_VALUE(cls, data) (((cls) << CAIRN_IOPRIO_CLASS_SHIFT) | (data))
+
 /* fdatasync honouring the sync fault hook. */
 CAIRN_HIDDEN int32_t cairn_posix_fdatasync(struct cairn_file *file, int32_t *os_error);
 

@@ -21,6 +21,11 @@ public enum PalTracedKind
     Link,
     /// <summary>A file was deleted (its directory entry; durable once the directory is synced).</summary>
     Delete,
+    /// <summary>
+    /// Write-back of a range was started or waited for (sync_file_range over <see cref="PalTracedOperation.Offset"/> and
+    /// <see cref="PalTracedOperation.Size"/>, 0 = to the end): paces write-back, proves nothing durable.
+    /// </summary>
+    SyncRange,
 }
 
 /// <summary>
@@ -33,7 +38,7 @@ public sealed record PalTracedOperation(long Sequence, PalTracedKind Kind, strin
 {
     /// <summary>One line for a test's failure message, e.g. <c>#12 Write cairn.data @8192+8192 (durable)</c>.</summary>
     public override string ToString() => $"#{Sequence} {Kind} {System.IO.Path.GetFileName(Path)}" +
-        (Kind == PalTracedKind.Write ? $" @{Offset}+{Size}{(Data is null ? " zeros" : "")}" : Kind is PalTracedKind.Extend or PalTracedKind.Truncate ? $" {Size}" : "") +
+        (Kind is PalTracedKind.Write or PalTracedKind.SyncRange ? $" @{Offset}+{Size}{(Data is null ? " zeros" : "")}" : Kind is PalTracedKind.Extend or PalTracedKind.Truncate ? $" {Size}" : "") +
         (OtherPath is null ? "" : $" -> {System.IO.Path.GetFileName(OtherPath)}") + (Durable ? " (durable)" : "");
 }
 
@@ -100,6 +105,7 @@ public sealed class PalIoRecording : IDisposable, IPalIoObserver
         PalIoEventKind.Rename => PalTracedKind.Rename,
         PalIoEventKind.Link => PalTracedKind.Link,
         PalIoEventKind.Delete => PalTracedKind.Delete,
+        PalIoEventKind.SyncRange => PalTracedKind.SyncRange,
         _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, "not an observed PAL operation"),
     };
 }

@@ -8,6 +8,10 @@
 
 #include <limits.h>
 #include <string.h>
+#ifndef _WIN32
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #define KIB 1024
 #define MIB (1024 * 1024)
@@ -430,6 +434,57 @@ static void test_null_handles(void)
     CHECK(cairn_file_write(NULL, NULL, 0, 0, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
 }
 
+/* Range copies land byte for byte (across several copy calls and at offsets), a source that ends
+ * early is END_OF_FILE, an injected disk-full on the destination is DISK_FULL; ranged write-back
+ * takes WRITE, WAIT and both; the thread's I/O priority goes low and comes back. */
+static void test_copies(const char *dir)
+{
+    char *from_path = test_join(dir, "copy-from"), *to_path = test_join(dir, "copy-to");
+    const int64_t size = 20 * MIB + 4321;
+    cairn_file *from = open_file(from_path, CAIRN_OPEN_CREATE);
+    char *data = test_aligned_pattern((size_t)size, 11);
+    cairn_buffer b = {data, size};
+    CHECK_OK(cairn_file_write(from, &b, 1, 0, &test_last_os_error));
+    cairn_file *to = open_file(to_path, CAIRN_OPEN_CREATE);
+    CHECK_OK(cairn_file_copy_range(from, 0, to, 0, 100, &test_last_os_error));
+    CHECK_OK(cairn_file_copy_range(from, 100, to, 100, size - 100, &test_last_os_error));
+    CHECK_OK(cairn_file_sync_range(to, 0, 8 * MIB, CAIRN_SYNC_RANGE_WRITE, &test_last_os_error));
+    CHECK_OK(cairn_file_sync_range(to, 0, 8 * MIB, CAIRN_SYNC_RANGE_WAIT, &test_last_os_error));
+    CHECK_OK(cairn_file_sync_range(to, 8 * MIB, 0, CAIRN_SYNC_RANGE_WRITE | CAIRN_SYNC_RANGE_WAIT, &test_last_os_error));
+    CHECK_OK(cairn_file_sync(to, &test_last_os_error));
+    test_check_file(to_path, data, size);
+
+    CHECK(cairn_file_copy_range(from, size - 10, to, 0, 20, &test_last_os_error) == CAIRN_E_END_OF_FILE);
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_ZERO_WRITE, 0, 0, 0, "copy-to", &test_last_os_error));
+    CHECK(cairn_file_copy_range(from, 0, to, 0, MIB, &test_last_os_error) == CAIRN_E_DISK_FULL);
+    CHECK_OK(cairn_test_set_fault(CAIRN_FAULT_WRITE_ERROR, 0, 0, TEST_ERROR_DISK_FULL, "copy-to", &test_last_os_error));
+    CHECK(cairn_file_copy_range(from, 0, to, 0, MIB, &test_last_os_error) == CAIRN_E_DISK_FULL);
+    CHECK(test_last_os_error == TEST_ERROR_DISK_FULL);
+    CHECK(cairn_file_copy_range(NULL, 0, to, 0, 1, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_copy_range(from, -1, to, 0, 1, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_sync_range(to, 0, 1, 0, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+    CHECK(cairn_file_sync_range(to, 0, 1, 0x80, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+
+    int32_t previous = -1;
+    CHECK_OK(cairn_thread_io_priority_low(&previous, &test_last_os_error));
+    CHECK(previous >= 0);
+#ifndef _WIN32
+    /* IOPRIO_WHO_PROCESS (1), who 0: this thread; IOPRIO_CLASS_BE (2) << 13 | level 7. */
+    CHECK(syscall(SYS_ioprio_get, 1, 0) == ((2 << 13) | 7));
+#endif
+    CHECK_OK(cairn_thread_io_priority_restore(previous, &test_last_os_error));
+#ifndef _WIN32
+    CHECK(syscall(SYS_ioprio_get, 1, 0) == previous);
+#endif
+    CHECK(cairn_thread_io_priority_low(NULL, &test_last_os_error) == CAIRN_E_INVALID_ARGUMENT);
+
+    CHECK_OK(cairn_file_close(from, &test_last_os_error));
+    CHECK_OK(cairn_file_close(to, &test_last_os_error));
+    test_free_aligned(data);
+    free(from_path);
+    free(to_path);
+}
+
 int main(void)
 {
     int fds_before = test_count_open_fds();
@@ -443,6 +498,7 @@ int main(void)
     test_lock_released_while_a_child_holds_the_descriptor(dir);
     test_map(dir);
     test_memory();
+    test_copies(dir);
     test_null_handles();
     CHECK(test_count_open_fds() == fds_before);
     test_remove_dir(dir);

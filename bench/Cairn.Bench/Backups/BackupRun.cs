@@ -6,17 +6,20 @@ using LightningDB;
 namespace Cairn.Bench.Backups;
 
 /// <summary>
-/// <c>--backup [--mib N] [--rounds N]</c>: backup throughput on the same data, rounds interleaved so a noisy disk
+/// <c>--backup [--mib N] [--rounds N] [--writers-backup-to-null]</c>: backup throughput on the same data, rounds interleaved so a noisy disk
 /// hits each alike: a plain sequential write of as many bytes (1 MiB writes, then fsync: the disk's rate),
 /// <c>env.Backup(dir)</c> of an idle Cairn environment, and LMDB's <c>mdb_env_copy2</c> (LightningDB's
 /// <c>CopyTo</c>, then an fsync of its file, which LMDB does not do), and the compacting variants of both
-/// (<c>BackupOptions.Compact</c>, <c>MDB_CP_COMPACT</c>), compared by time for the same keys. Then 16 <c>WriteAsync</c> callers' commit rate
+/// (<c>BackupOptions.Compact</c>, <c>MDB_CP_COMPACT</c>), compared by time for the same keys; and <c>cp -r</c> of the
+/// backup's own files (the data file and the journals it copied) then <c>sync</c> of the copied files, the copy a user
+/// would make of a stopped environment, timed in the same round. Then 16 <c>WriteAsync</c> callers' commit rate
 /// while a backup runs against the same callers without one, also interleaved.
 /// </summary>
 public static class BackupRun
 {
     private const int ValueLength = 400;
     private const int Callers = 16;
+    private static readonly TimeSpan WritersWindow = TimeSpan.FromSeconds(3);
 
     public static int Run(string[] args, TextWriter output)
     {
@@ -35,7 +38,7 @@ public static class BackupRun
             Load(lmdb, keys);
             output.WriteLine($"LMDB: {LmdbPeer.Describe(lmdb)}");
 
-            var (disk, cairn, lmdbCopy) = (new Rate(), new Rate(), new Rate());
+            var (disk, cairn, lmdbCopy, cp) = (new Rate(), new Rate(), new Rate(), new Rate());
             var (cairnCompact, lmdbCompact) = (new Rate(), new Rate());
             for (int round = 0; round < rounds; round++)
             {
@@ -45,6 +48,9 @@ public static class BackupRun
                 var result = default(BackupResult);
                 var cairnTime = Timed(() => result = env.Backup(copy));
                 cairn.Add(result!.Bytes, cairnTime);
+                string cpCopy = Path.Combine(root, "cp-copy");
+                cp.Add(DirectoryBytes(copy), Timed(() => CopyWithCp(copy, cpCopy)));
+                Directory.Delete(cpCopy, recursive: true);
                 Directory.Delete(copy, recursive: true);
                 string lcopy = Path.Combine(root, "lmdb-copy");
                 CopyLmdb(lmdb, lcopy, compact: false, lmdbCopy);
@@ -52,17 +58,18 @@ public static class BackupRun
                 cairnCompact.Add(DirectoryBytes(copy), compactTime);
                 Directory.Delete(copy, recursive: true);
                 CopyLmdb(lmdb, lcopy, compact: true, lmdbCompact);
-                output.WriteLine($"round {round + 1}: disk {disk.Last}, Cairn backup {cairn.Last}, LMDB copy {lmdbCopy.Last}, "
+                output.WriteLine($"round {round + 1}: disk {disk.Last}, Cairn backup {cairn.Last}, cp -r + sync {cp.Last}, LMDB copy {lmdbCopy.Last}, "
                     + $"Cairn compacting backup {cairnCompact.LastTime}, LMDB compacting copy {lmdbCompact.LastTime}");
             }
             output.WriteLine($"sequential write  {disk}");
             output.WriteLine($"Cairn env.Backup  {cairn}  = {cairn.MiBPerSecond / disk.MiBPerSecond:0.00}x the disk");
             output.WriteLine($"LMDB mdb_env_copy2 {lmdbCopy}  Cairn/LMDB = {cairn.MiBPerSecond / lmdbCopy.MiBPerSecond:0.00}");
+            output.WriteLine($"cp -r + sync      {cp}  Cairn time / cp time = {cairn.Seconds / cp.Seconds:0.00}");
             output.WriteLine($"Cairn compacting backup {cairnCompact}");
             output.WriteLine($"LMDB mdb_env_copy2(MDB_CP_COMPACT) {lmdbCompact}");
             output.WriteLine($"compacting, same keys: LMDB time / Cairn time = {lmdbCompact.Seconds / cairnCompact.Seconds:0.00} (Cairn's speed as a fraction of LMDB's)");
 
-            WritersDuringBackup(env, root, rounds, output);
+            WritersDuringBackup(env, root, rounds, toNull: args.Contains("--writers-backup-to-null"), output);
             return 0;
         }
         finally
@@ -71,8 +78,9 @@ public static class BackupRun
         }
     }
 
-    /// <summary>16 merged callers: commits per second over a backup's duration, against as long without one, alternating.</summary>
-    private static void WritersDuringBackup(StorageEnvironment env, string root, int rounds, TextWriter output)
+    /// <summary>16 merged callers: commits per second while backups run back to back (at least 3 s), against as long without one, alternating.</summary>
+    /// <param name="toNull">Back up into <see cref="Stream.Null"/>: the copy reads and holds the flusher's syncs but writes nothing, which tells the copy's writes apart from the rest.</param>
+    private static void WritersDuringBackup(StorageEnvironment env, string root, int rounds, bool toNull, TextWriter output)
     {
         long operations = 0;
         using var stop = new CancellationTokenSource();
@@ -91,15 +99,33 @@ public static class BackupRun
         {
             long before = Interlocked.Read(ref operations);
             string copy = Path.Combine(root, "during");
-            var elapsed = Timed(() => env.Backup(copy));
+            int backups = 0;
+            // Backups back to back for at least WritersWindow, so a short backup still gives a rate worth comparing.
+            var elapsed = Timed(() =>
+            {
+                var window = Stopwatch.StartNew();
+                do
+                {
+                    if (toNull)
+                    {
+                        env.Backup(Stream.Null);
+                    }
+                    else
+                    {
+                        env.Backup(copy);
+                        Directory.Delete(copy, recursive: true);
+                    }
+                    backups++;
+                }
+                while (window.Elapsed < WritersWindow);
+            });
             double during = (Interlocked.Read(ref operations) - before) / elapsed.TotalSeconds;
-            Directory.Delete(copy, recursive: true);
             before = Interlocked.Read(ref operations);
             Thread.Sleep(elapsed);
             double idle = (Interlocked.Read(ref operations) - before) / elapsed.TotalSeconds;
             with += during;
             without += idle;
-            output.WriteLine($"writers round {round + 1}: {during:N0} ops/s during a {elapsed.TotalSeconds:0.0} s backup, {idle:N0} ops/s without");
+            output.WriteLine($"writers round {round + 1}: {during:N0} ops/s during {backups} backups in {elapsed.TotalSeconds:0.0} s, {idle:N0} ops/s without");
         }
         stop.Cancel();
         Task.WaitAll(callers);
@@ -183,6 +209,24 @@ public static class BackupRun
         });
         rate.Add(new FileInfo(path).Length, time);
         Directory.Delete(directory, recursive: true);
+    }
+
+    /// <summary><c>cp -r</c> of <paramref name="from"/> to <paramref name="to"/>, then <c>sync</c> of every copied file (fsync each, as coreutils' sync does for named files).</summary>
+    private static void CopyWithCp(string from, string to)
+    {
+        Run("cp", ["-r", from, to]);
+        Run("sync", Directory.EnumerateFiles(to, "*", SearchOption.AllDirectories).ToArray());
+
+        static void Run(string program, string[] arguments)
+        {
+            var start = new ProcessStartInfo(program);
+            foreach (string argument in arguments)
+                start.ArgumentList.Add(argument);
+            using var process = Process.Start(start)!;
+            process.WaitForExit();
+            if (process.ExitCode != 0)
+                throw new InvalidOperationException($"{program} exited with {process.ExitCode}");
+        }
     }
 
     private static long DirectoryBytes(string directory)

@@ -144,6 +144,44 @@ public sealed unsafe class PalFile : IDisposable
     }
 
     /// <summary>
+    /// Copies <paramref name="length"/> bytes of <paramref name="source"/> at <paramref name="sourceOffset"/> into this file at
+    /// <paramref name="offset"/> without passing them through the process (copy_file_range; a read/write loop where the kernel
+    /// cannot, and on Windows). Not synced; neither file may be direct.
+    /// </summary>
+    /// <exception cref="DiskFullException">No room left in this file's file system; part of the range may have been written.</exception>
+    /// <exception cref="PalIOException">With <see cref="PalStatus.EndOfFile"/>: <paramref name="source"/> ends before the range does.</exception>
+    public void CopyRangeFrom(PalFile source, long sourceOffset, long offset, long length)
+    {
+        ArgumentNullException.ThrowIfNull(source);
+        int status = NativeMethods.cairn_file_copy_range(source._handle, sourceOffset, _handle, offset, length, out int osError);
+        Check(status, osError, $"copying {length} bytes from '{source.FilePath}' at offset {sourceOffset}", offset);
+        if (PalIoObservers.IsActive)
+            RecordCopiedRange(offset, length);
+    }
+
+    /// <summary>The recorder sees a copied range as the write it is, with the bytes that landed.</summary>
+    private void RecordCopiedRange(long offset, long length)
+    {
+        var data = new byte[length];
+        if (Read(data, offset) != length)
+            throw new InvalidOperationException($"'{FilePath}' is shorter than the range just copied into it");
+        PalIoObservers.Record(PalIoEventKind.Write, FilePath, offset: offset, data: data, size: length);
+    }
+
+    /// <summary>
+    /// Starts write-back of the range's dirty pages (<see cref="PalSyncRange.Write"/>), waits for it
+    /// (<see cref="PalSyncRange.Wait"/>), or both (sync_file_range; <paramref name="length"/> 0 = to the end). Paces
+    /// write-back so a large copy never leaves hundreds of MiB for one sync; not a durability point (<see cref="Sync"/> is).
+    /// On Windows, Write does nothing and Wait flushes the whole file.
+    /// </summary>
+    public void SyncRange(long offset, long length, PalSyncRange flags)
+    {
+        Check(NativeMethods.cairn_file_sync_range(_handle, offset, length, (int)flags, out int osError), osError, "syncing a range", offset);
+        if (PalIoObservers.IsActive)
+            PalIoObservers.Record(PalIoEventKind.SyncRange, FilePath, offset: offset, size: length);
+    }
+
+    /// <summary>
     /// Asks the OS to start reading a range into its cache in the background (POSIX_FADV_WILLNEED;
     /// nothing on Windows, whose cache manager reads ahead of sequential handles by itself).
     /// </summary>

@@ -57,6 +57,19 @@ internal static unsafe partial class NativeMethods
     internal static partial int cairn_file_write(SafePalFileHandle file, PalBuffer* buffers, int count, long offset, out int osError);
 
     [LibraryImport(LibraryName)]
+    internal static partial int cairn_file_copy_range(SafePalFileHandle source, long sourceOffset, SafePalFileHandle destination, long destinationOffset,
+        long length, out int osError);
+
+    [LibraryImport(LibraryName)]
+    internal static partial int cairn_file_sync_range(SafePalFileHandle file, long offset, long length, int flags, out int osError);
+
+    [LibraryImport(LibraryName)]
+    internal static partial int cairn_thread_io_priority_low(out int previous, out int osError);
+
+    [LibraryImport(LibraryName)]
+    internal static partial int cairn_thread_io_priority_restore(int previous, out int osError);
+
+    [LibraryImport(LibraryName)]
     internal static partial int cairn_file_map(SafePalFileHandle file, long length, out nint address, out int osError);
 
     [LibraryImport(LibraryName)]

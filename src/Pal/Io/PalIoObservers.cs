@@ -13,6 +13,7 @@ internal enum PalIoEventKind
     Rename,
     Link,
     Delete,
+    SyncRange,
 }
 
 /// <summary>

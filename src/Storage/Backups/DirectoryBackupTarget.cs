@@ -1,33 +1,48 @@
+using Cairn.Pal;
+
 namespace Cairn.Backups;
 
-/// <summary>A backup written as an environment directory: files in a staging folder, synced, renamed into place at the end.</summary>
+/// <summary>
+/// A backup written as an environment directory: files in a staging folder, copied in the kernel where the source is
+/// a file, written back in slices (<see cref="SlicedFileWriter"/>), synced, renamed into place at the end.
+/// </summary>
 internal sealed class DirectoryBackupTarget(StagingDirectory staging) : IBackupTarget
 {
-    private FileStream? _file;
-    private long _remaining;
+    private SlicedFileWriter? _file;
+    private long _length;
 
     public void BeginFile(string relativePath, long length)
     {
-        _file = new FileStream(staging.FilePath(relativePath), FileMode.CreateNew, FileAccess.Write, FileShare.None, bufferSize: 0);
-        _remaining = length;
+        _file = new SlicedFileWriter(staging.FilePath(relativePath));
+        _length = length;
     }
 
     public void Write(ReadOnlySpan<byte> data)
     {
-        _remaining -= data.Length;
-        if (_remaining < 0)
-            throw new InvalidOperationException("more bytes than the file's announced length");
+        CheckRoomFor(data.Length);
         _file!.Write(data);
+    }
+
+    public void CopyFrom(PalFile source, long sourceOffset, int length)
+    {
+        CheckRoomFor(length);
+        _file!.CopyFrom(source, sourceOffset, length);
     }
 
     public void EndFile()
     {
-        if (_remaining != 0)
-            throw new InvalidOperationException($"{_remaining} bytes of the file were not written");
-        _file!.Flush(flushToDisk: true);
+        if (_file!.Length != _length)
+            throw new InvalidOperationException($"{_length - _file.Length} bytes of the file were not written");
+        _file.Complete();
         _file.Dispose();
         _file = null;
     }
 
     public void Complete(long transactionId) => staging.Commit();
+
+    private void CheckRoomFor(long bytes)
+    {
+        if (_file!.Length + bytes > _length)
+            throw new InvalidOperationException("more bytes than the file's announced length");
+    }
 }

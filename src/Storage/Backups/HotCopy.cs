@@ -25,8 +25,8 @@ namespace Cairn.Backups;
 internal sealed class HotCopy(string dataFilePath, string dataFileName, string journalDirectory, FileHeader synced,
     Func<(long TransactionId, JournalPosition End)> durableEnd, IBackupTarget target, Action<long, long>? progress, CancellationToken cancellation)
 {
+    // Progress and cancellation come once per chunk; the bytes themselves go file to file in the kernel where they can.
     private const int ChunkSize = 1 << 20;
-    private readonly byte[] _buffer = GC.AllocateUninitializedArray<byte>(ChunkSize);
     private long _done;
     private long _total;
 
@@ -100,24 +100,31 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
     private void Copy(PalFile file, string path, string relativePath, long length, bool headerPages)
     {
         target.BeginFile(relativePath, length);
-        for (long offset = 0; offset < length; offset += ChunkSize)
+        long offset = 0;
+        if (headerPages && length > 0)
+        {
+            var header = new byte[Math.Min(length, 2L * StorageConstants.PageSize)];
+            int read = file.Read(header, 0);
+            if (read != header.Length)
+                throw new IOException($"'{path}' is shorter than the backup needs (read {read} bytes at offset 0, expected {header.Length})");
+            WriteHeaderPages(header);
+            target.Write(header);
+            offset = header.Length;
+            Advance(header.Length);
+        }
+        for (; offset < length; offset += ChunkSize)
         {
             cancellation.ThrowIfCancellationRequested();
-            var chunk = _buffer.AsSpan(0, (int)Math.Min(ChunkSize, length - offset));
-            int read = file.Read(chunk, offset);
-            if (read != chunk.Length)
-                throw new IOException($"'{path}' is shorter than the backup needs (read {read} bytes at offset {offset}, expected {chunk.Length})");
-            if (headerPages && offset == 0)
-                WriteHeaderPages(chunk);
+            int chunk = (int)Math.Min(ChunkSize, length - offset);
+            target.CopyFrom(file, offset, chunk);
             Advance(chunk);
         }
         target.EndFile();
     }
 
-    private void Advance(ReadOnlySpan<byte> chunk)
+    private void Advance(long bytes)
     {
-        target.Write(chunk);
-        _done += chunk.Length;
+        _done += bytes;
         progress?.Invoke(_done, Math.Max(_total, _done));
     }
 }

@@ -8,6 +8,9 @@ internal interface IBackupTarget
 
     void Write(ReadOnlySpan<byte> data);
 
+    /// <summary>Writes the next <paramref name="length"/> bytes from <paramref name="source"/> at <paramref name="sourceOffset"/> (in the kernel where the target is a file).</summary>
+    void CopyFrom(Cairn.Pal.PalFile source, long sourceOffset, int length);
+
     void EndFile();
 
     /// <summary>After the last file: makes the backup whole and durable, as of <paramref name="transactionId"/>.</summary>

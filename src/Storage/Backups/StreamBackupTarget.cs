@@ -15,6 +15,8 @@ internal sealed class StreamBackupTarget : IBackupTarget
     private IncrementalChecksum? _file;
     private long _remaining;
     private long _files;
+    // Holds what CopyFrom reads before it goes into the stream: the largest chunk asked for so far.
+    private byte[]? _buffer;
 
     /// <summary>
     /// The transaction the end record names instead of the copy's own: a compacted copy renumbers its transactions,
@@ -52,6 +54,17 @@ internal sealed class StreamBackupTarget : IBackupTarget
             throw new InvalidOperationException("more bytes than the file's announced length");
         _file!.Append(data);
         Emit(data);
+    }
+
+    public void CopyFrom(Cairn.Pal.PalFile source, long sourceOffset, int length)
+    {
+        if (_buffer is null || _buffer.Length < length)
+            _buffer = GC.AllocateUninitializedArray<byte>(length);
+        var chunk = _buffer.AsSpan(0, length);
+        int read = source.Read(chunk, sourceOffset);
+        if (read != length)
+            throw new IOException($"'{source.FilePath}' is shorter than the backup needs (read {read} bytes at offset {sourceOffset}, expected {length})");
+        Write(chunk);
     }
 
     public void EndFile()

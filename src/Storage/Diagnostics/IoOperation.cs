@@ -41,7 +41,7 @@ public readonly record struct IoOperation
     /// <summary>For a journal write, how many environments' entries it carried: 1 for an environment's own write; more for a journal group's shared write, which its root records once (<see cref="TransactionCount"/> then counts every environment's transactions, and the transaction ids are the root's own); each branch records its share.</summary>
     public required int EnvironmentCount { get; init; }
 
-    /// <summary>For a journal group's shared write, as the root records it: the names (folder names) of the environments whose entries it carried, in the order of their entries, the root's included when it had any; empty for any other operation.</summary>
+    /// <summary>For a journal group's shared write, as the root records it: the names (folder names) of the environments whose entries it carried, in the order of their entries, the root's (marked " (root)") included when it had any; empty for any other operation.</summary>
     public IReadOnlyList<string> Environments
     {
         get => _environments ?? [];

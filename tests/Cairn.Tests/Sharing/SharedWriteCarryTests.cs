@@ -87,7 +87,7 @@ public sealed class SharedWriteCarryTests
         Assert.Equal(["branch0", "branch1", "branch2"], shared.Environments);
         // The root's own write before it carried the root alone.
         var rootWrites = group.Root.Journal.IoStats.Snapshot().Where(op => op.Kind == IoOperationKind.JournalWrite).ToArray();
-        Assert.Equal(["root"], rootWrites[^2].Environments);
+        Assert.Equal(["root (root)"], rootWrites[^2].Environments);
 
         using var page = new MemoryStream();
         group.Root.Journal.IoStats.WriteHtml(page, "root");

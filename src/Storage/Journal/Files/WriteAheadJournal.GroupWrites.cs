@@ -161,7 +161,7 @@ internal sealed unsafe partial class WriteAheadJournal
                     NoteGroupWritten(requests, write, rootId);
                     return true;
                 }
-                Fail(requests, write);
+                Fail(requests, write, rootId);
                 return false;
             }
             finally
@@ -205,15 +205,21 @@ internal sealed unsafe partial class WriteAheadJournal
         }
         // Each environment has at most one request in flight, so the write carries as many environments as requests.
         NoteWritten(journal, write.Started, write.Finished, write.Length, ownFirst, ownLast, transactions, environmentCount: write.Count,
-            CarriedEnvironments(requests, write));
+            CarriedEnvironments(requests, write, rootId));
     }
 
-    /// <summary>The names of the environments a group write carried, in the order of their entries (for its IO stats record).</summary>
-    private static string[] CarriedEnvironments(IReadOnlyList<GroupWriteEntry> requests, GroupWrite write)
+    /// <summary>
+    /// The names of the environments a group write carried, in the order of their entries (for its IO stats record); the
+    /// root's marked as such, since its folder may be named anything.
+    /// </summary>
+    private static string[] CarriedEnvironments(IReadOnlyList<GroupWriteEntry> requests, GroupWrite write, Guid rootId)
     {
         var names = new string[write.Count];
         for (int i = 0; i < names.Length; i++)
-            names[i] = requests[write.First + i].EnvironmentName;
+        {
+            var request = requests[write.First + i];
+            names[i] = request.EnvironmentId == rootId ? request.EnvironmentName + " (root)" : request.EnvironmentName;
+        }
         return names;
     }
 
@@ -222,12 +228,12 @@ internal sealed unsafe partial class WriteAheadJournal
     /// have reached the disk whole, and each environment rolls its transaction back) and the journal goes on
     /// where the first failed write began; anything else, or a wipe that fails, fails the journal for good.
     /// </summary>
-    private void Fail(IReadOnlyList<GroupWriteEntry> requests, GroupWrite write)
+    private void Fail(IReadOnlyList<GroupWriteEntry> requests, GroupWrite write, Guid rootId)
     {
         var journal = write.File;
         if (write.Failure is not null)
             _ioStats.RecordCarrying(IoOperationKind.JournalWrite, write.Started, write.Finished, write.Length, journal.FilePath, -1, -1,
-                TransactionsIn(requests, write), failed: true, write.Count, CarriedEnvironments(requests, write));
+                TransactionsIn(requests, write), failed: true, write.Count, CarriedEnvironments(requests, write, rootId));
         Exception cause = write.Failure ?? _draining ?? _fatal!;
         Exception error;
         if (_fatal is null && cause is DiskFullException && TryWipeEntries(journal, requests, write))

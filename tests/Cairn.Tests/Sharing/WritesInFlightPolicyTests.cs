@@ -4,8 +4,9 @@ namespace Cairn.Tests.Sharing;
 
 /// <summary>
 /// The rule that sets how many shared writes a journal group keeps on the device, fed synthetic device times (no
-/// clock): it grows while a write takes about as long with one more beside it, shrinks when writes queue, waits a
-/// while before it probes again, and stays within 1 and the configured maximum.
+/// clock): it grows while a write takes about as long with one more beside it, shrinks when writes only queue (the
+/// latency grows with the number in flight), stays in between, waits a while before it probes again, and stays
+/// within 1 and the configured maximum.
 /// </summary>
 public sealed class WritesInFlightPolicyTests
 {
@@ -59,8 +60,11 @@ public sealed class WritesInFlightPolicyTests
         // The load never puts two on the device: nothing is learnt about two, so the limit stays.
         Feed(policy, 1, 100, 20 * WritesInFlightPolicy.Window);
         Assert.Equal(2, policy.Limit);
-        // A latency slightly above flat (1.3x) at two is queueing.
-        Feed(policy, 2, 130, WritesInFlightPolicy.Window);
+        // 1.5x at two: partly parallel (two writes in 1.5 times the time), so it stays.
+        Feed(policy, 2, 150, WritesInFlightPolicy.Window);
+        Assert.Equal(2, policy.Limit);
+        // Nearly twice as long at two: the second write only queued.
+        Feed(policy, 2, 190, 2 * WritesInFlightPolicy.Window);
         Assert.Equal(1, policy.Limit);
     }
 

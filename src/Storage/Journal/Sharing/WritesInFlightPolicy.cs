@@ -10,10 +10,12 @@ namespace Cairn.Journal.Sharing;
 /// The rule, fed each settled write's device time and how many of the group's writes were on the device when it
 /// started (<see cref="Observe"/>): a smoothed latency is kept for each number in flight. After every
 /// <see cref="Window"/> writes that ran at the limit, the limit is judged against the latency one fewer in flight
-/// showed: within <see cref="FlatRatio"/> of it, the limit grows by one (up to the configured maximum); above it,
-/// the limit shrinks by one and stays there for <see cref="HoldWindows"/> windows before it probes upward again
-/// (a device that queues is not asked again at every window, nor never again: load and devices change). A limit of
-/// one with nothing below to compare probes two once its window is full. It starts at one, so a capped disk never
+/// showed: within <see cref="FlatRatio"/> of it, the limit grows by one (up to the configured maximum); grown in
+/// proportion to the writes in flight (at least <see cref="QueueingRatio"/> of limit / (limit - 1): the extra write
+/// only queued, so it gained nothing and made each write wait), the limit shrinks by one and stays there for
+/// <see cref="HoldWindows"/> windows before it probes upward again (a device that queues is not asked again at every
+/// window, nor never again: load and devices change); in between (some parallelism, some queueing: still more
+/// writes per second) it stays. A limit of one with nothing below to compare probes two once its window is full. It starts at one, so a capped disk never
 /// sees a burst of half-empty writes before the policy has learnt anything. Not thread-safe: the group calls it
 /// under its gate.
 /// </remarks>
@@ -24,6 +26,12 @@ internal sealed class WritesInFlightPolicy
 
     /// <summary>How much slower a write may be with one more in flight and still count as running in parallel.</summary>
     public const double FlatRatio = 1.25;
+
+    /// <summary>
+    /// Of the latency a pure queue would show with one more write in flight (limit / (limit - 1) times one fewer's), the
+    /// share from which the writes count as queueing.
+    /// </summary>
+    public const double QueueingRatio = 0.9;
 
     /// <summary>Windows the limit stays lowered after writes were found to queue.</summary>
     public const int HoldWindows = 8;
@@ -83,14 +91,16 @@ internal sealed class WritesInFlightPolicy
             return;
         }
         double below = Limit > 1 ? _latency[Limit - 1] : 0;
-        bool flat = below == 0 || _latency[Limit] <= FlatRatio * below;
-        if (flat)
+        if (below == 0 || _latency[Limit] <= FlatRatio * below)
         {
             if (Limit < Maximum)
                 Limit++;
             return;
         }
-        Limit--;
-        _hold = HoldWindows;
+        if (_latency[Limit] >= QueueingRatio * Limit / (Limit - 1) * below)
+        {
+            Limit--;
+            _hold = HoldWindows;
+        }
     }
 }

@@ -188,7 +188,7 @@ public sealed record StorageOptions
     /// <summary>
     /// For a journal group's root (<see cref="StorageEnvironment.OpenBranch"/>): at most this many environments'
     /// entries (each environment's: every commit it had waiting) go into one shared journal write, so a commit never
-    /// waits behind an unbounded one. Default: 64. Unit: environments' entries; 1 to 1024 (one vectored write's buffers).
+    /// waits behind an unbounded one. Default: 64. Unit: entries; 1 to 1024 (one vectored write's buffers).
     /// </summary>
     public int JournalGroupMaxWriteEntries { get; init; } = 64;
 

@@ -28,7 +28,7 @@ if (args.Length > 0 && args[0] == "--concurrent-interleaved")
 if (args.Length > 0 && args[0] == "--reads-interleaved")
     return Cairn.Bench.KeyValue.Interleaved.InterleavedReadRun.Run(args[1..], Console.Out);
 
-// --shared-journals [--branches N] [--callers N,..] [--rounds N] [--commits N]: a root and its branches committing at
+// --shared-journals [--branches N] [--callers N,..] [--rounds N] [--commits N] [--iops-cap N]: a root and its branches committing at
 // once, journals shared against separate, interleaved round by round (docs/benchmarks.md, Shared journals).
 if (args.Length > 0 && args[0] == "--shared-journals")
     return Cairn.Bench.Sharing.SharedJournalRun.Run(args[1..], Console.Out);

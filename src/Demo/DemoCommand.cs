@@ -65,6 +65,7 @@ internal static class DemoCommand
             Console.WriteLine($"  shared/separate: {sharedJournals.Shared.CommitsPerSecond / sharedJournals.Separate.CommitsPerSecond:F2}x the commits, " +
                               $"{(double)sharedJournals.Shared.JournalWrites / sharedJournals.Separate.JournalWrites:F2}x the journal writes; " +
                               $"{sharedJournals.BranchLinks} links to root journal files in the branch folders; every branch reopened alone with all its keys");
+            Console.WriteLine($"  the root's I/O statistics, each shared write with the environments it carried: {sharedJournals.IoStatsPage}");
 
             Console.WriteLine();
             Console.WriteLine("Crash and recovery: a child process commits and acknowledges transactions until it is killed with SIGKILL; then this process reopens the environment:");

@@ -1,12 +1,14 @@
 using System.Diagnostics;
 using Cairn.Diagnostics;
+using Cairn.Reports;
 
 namespace Cairn.Demo;
 
 internal sealed record SharedJournalCase(string Setup, int Environments, int Commits, double CommitsPerSecond, long JournalWrites,
     double CommitsPerJournalWrite, double LatencyP50Micros, double LatencyP99Micros);
 
-internal sealed record SharedJournalDemoResult(SharedJournalCase Shared, SharedJournalCase Separate, int BranchLinks, bool ReopenedAlone);
+internal sealed record SharedJournalDemoResult(SharedJournalCase Shared, SharedJournalCase Separate, int BranchLinks, bool ReopenedAlone,
+    string IoStatsPage);
 
 /// <summary>
 /// A root and 8 branches committing at once (one thread each, one 100-byte put per commit), their journals
@@ -34,8 +36,11 @@ internal static class SharedJournalDemo
                 throw new InvalidOperationException($"{alone.DirectoryPath} reopened alone with {tree.Count} keys, not {commitsPerEnvironment}");
             alone.Verify();
         }
-        return new SharedJournalDemoResult(shared, separate, links, ReopenedAlone: true);
+        return new SharedJournalDemoResult(shared, separate, links, ReopenedAlone: true, IoStatsPagePath(directory));
     }
+
+    /// <summary>The root's I/O statistics page of the shared case: each shared write with the environments it carried.</summary>
+    private static string IoStatsPagePath(string directory) => Path.Combine(directory, "shared-io-stats.html");
 
     private static string EnvironmentPath(string root, int index) => index == 0 ? root : Path.Combine(root, "branches", $"branch{index}");
 
@@ -79,6 +84,11 @@ internal static class SharedJournalDemo
                 ? environments[1..].Sum(env => Directory.GetFiles(Path.Combine(env.DirectoryPath, "Journals"), "*.journal")
                     .Count(file => Pal.PalFileSystem.LinkCount(file) > 1))
                 : 0;
+            if (shareJournals)
+            {
+                using var page = File.Create(IoStatsPagePath(Path.GetDirectoryName(root)!));
+                environments[0].IoStats.WriteHtml(page, "a root's shared journal writes (8 branches)");
+            }
             Array.Sort(latencies);
             int total = latencies.Length;
             return new SharedJournalCase(shareJournals ? "shared" : "separate", environments.Length, total, total / seconds, writes,

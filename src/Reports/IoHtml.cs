@@ -49,9 +49,12 @@ internal static partial class IoHtml
         string failed = operation.Failed ? " · FAILED" : "";
         return string.Create(Invariant,
             $"#{operation.Sequence} {Name(operation.Kind)}{failed} · {IoTimeAxis.Duration(operation.Duration)} · {IoStatsFormat.Bytes(operation.Bytes)} · " +
-            $"tx {IoStatsFormat.Transactions(operation)} · at +{IoTimeAxis.Duration(operation.StartUtc - axisStart)} " +
+            $"tx {IoStatsFormat.Transactions(operation)}{CarriedPart(operation)} · at +{IoTimeAxis.Duration(operation.StartUtc - axisStart)} " +
             $"({operation.StartUtc:HH:mm:ss.ffffff} UTC) · {operation.FilePath}");
     }
+
+    private static string CarriedPart(in IoOperation operation)
+        => operation.Environments.Count == 0 ? "" : " · carried " + IoStatsFormat.CarriedInFull(operation);
 
     [GeneratedRegex(@"^0*(\d+)\.journal$")]
     private static partial Regex JournalName();

@@ -31,6 +31,24 @@ internal static class IoStatsFormat
             : range;
     }
 
+    /// <summary>Most names a cell lists before it says how many more there are (the full list is in the cell's hover text).</summary>
+    private const int CarriedShown = 4;
+
+    /// <summary>
+    /// The environments a shared write carried, compactly: "root, branch1, branch2" or, past <see cref="CarriedShown"/>,
+    /// "root, branch1, branch2, branch3 +5 more"; empty for any other operation.
+    /// </summary>
+    public static string Carried(in IoOperation operation)
+    {
+        var names = operation.Environments;
+        if (names.Count <= CarriedShown)
+            return string.Join(", ", names);
+        return string.Create(Invariant, $"{string.Join(", ", names.Take(CarriedShown))} +{names.Count - CarriedShown} more");
+    }
+
+    /// <summary>Every environment a shared write carried (hover text).</summary>
+    public static string CarriedInFull(in IoOperation operation) => string.Join(", ", operation.Environments);
+
     public static string Microseconds(TimeSpan duration) => (duration.Ticks / 10.0).ToString("F1", Invariant);
 
     private static readonly string[] Units = ["KiB", "MiB", "GiB", "TiB", "PiB"];

@@ -101,7 +101,8 @@ internal sealed class IoStatsHtmlReport(string? title, int capacity, long totalR
     private void WriteTable(TextWriter html, IoOperation[] rows, string? idPrefix)
     {
         html.Write("<table class=\"ops\">\n<thead><tr><th>seq</th><th>kind</th><th>start</th><th>started (UTC)</th><th>duration</th><th>bytes</th>" +
-                   "<th>transactions</th><th>failed</th><th>file</th></tr></thead>\n<tbody>\n");
+                   "<th>transactions</th><th class=\"carried\" title=\"the environments whose entries a journal group's shared write carried\">carried for</th>" +
+                   "<th>failed</th><th>file</th></tr></thead>\n<tbody>\n");
         foreach (var operation in rows)
         {
             string id = idPrefix is null ? "" : $" id=\"{idPrefix}{operation.Sequence}\"";
@@ -111,7 +112,9 @@ internal sealed class IoStatsHtmlReport(string? title, int capacity, long totalR
                 $"<td><span class=\"swatch\" style=\"background:{IoHtml.Color(operation.Kind)}\"></span>{IoHtml.Name(operation.Kind)}</td>" +
                 $"<td>+{(operation.StartUtc - _axis.Start).TotalSeconds:F3} s</td><td>{operation.StartUtc:HH:mm:ss.ffffff}</td>" +
                 $"<td>{IoTimeAxis.Duration(operation.Duration)}</td><td>{IoStatsFormat.Bytes(operation.Bytes)}</td>" +
-                $"<td>{IoHtml.Encode(IoStatsFormat.Transactions(operation))}</td><td>{(operation.Failed ? "yes" : "no")}</td>" +
+                $"<td>{IoHtml.Encode(IoStatsFormat.Transactions(operation))}</td>" +
+                $"<td class=\"carried\" title=\"{IoHtml.Encode(IoStatsFormat.CarriedInFull(operation))}\">{IoHtml.Encode(IoStatsFormat.Carried(operation))}</td>" +
+                $"<td>{(operation.Failed ? "yes" : "no")}</td>" +
                 $"<td class=\"file\" title=\"{IoHtml.Encode(operation.FilePath)}\">{IoHtml.Encode(IoHtml.FileLabel(operation.FilePath))}</td></tr>\n"));
         }
         html.Write("</tbody>\n</table>\n");
@@ -127,8 +130,9 @@ internal sealed class IoStatsHtmlReport(string? title, int capacity, long totalR
         th,td{padding:3px 9px;text-align:right;border-bottom:1px solid #e6e6e6;white-space:nowrap}
         th{font-weight:600;background:#f4f5f7;border-bottom:1px solid #ccc}
         td:first-child,th:first-child{text-align:left}
-        table.ops td:nth-child(2),table.ops td.file,table.ops th:nth-child(2),table.ops th:last-child{text-align:left}
+        table.ops td:nth-child(2),table.ops td.file,table.ops td.carried,table.ops th.carried,table.ops th:nth-child(2),table.ops th:last-child{text-align:left}
         td.file{max-width:360px;overflow:hidden;text-overflow:ellipsis}
+        td.carried{white-space:nowrap}
         tr.slow td{background:#fbe9eb}tr.failed td{color:#000;font-weight:600}tr.hl td{background:#fff3b0}
         td.bad{color:#b3261e;font-weight:600}
         .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 6px 0 2px;vertical-align:baseline}

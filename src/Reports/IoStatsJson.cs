@@ -94,6 +94,13 @@ public static class IoStatsJson
         writer.WriteNumber("txCount", operation.TransactionCount);
         writer.WriteBoolean("failed", operation.Failed);
         writer.WriteNumber("environments", operation.EnvironmentCount);
+        if (operation.Environments.Count > 0)
+        {
+            writer.WriteStartArray("carried");
+            foreach (string name in operation.Environments)
+                writer.WriteStringValue(name);
+            writer.WriteEndArray();
+        }
         writer.WriteEndObject();
     }
 

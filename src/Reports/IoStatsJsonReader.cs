@@ -84,7 +84,25 @@ internal static class IoStatsJsonReader
             TransactionCount = (int)Number(element, "txCount", path, max: int.MaxValue),
             Failed = Property(element, "failed", path, JsonValueKind.True, JsonValueKind.False).GetBoolean(),
             EnvironmentCount = environments,
+            Environments = Carried(element, path),
         };
+    }
+
+    /// <summary>The names of the environments a shared write carried: written only since IO stats named them.</summary>
+    private static string[] Carried(JsonElement element, string path)
+    {
+        if (!element.TryGetProperty("carried", out _))
+            return [];
+        var array = Property(element, "carried", path, JsonValueKind.Array);
+        var names = new string[array.GetArrayLength()];
+        int i = 0;
+        foreach (var name in array.EnumerateArray())
+        {
+            if (name.ValueKind != JsonValueKind.String)
+                throw Invalid($"{path}.carried[{i}]", "an environment's name is not a string");
+            names[i++] = name.GetString()!;
+        }
+        return names;
     }
 
     private static long Number(JsonElement parent, string name, string path, long min = 0, long max = long.MaxValue)

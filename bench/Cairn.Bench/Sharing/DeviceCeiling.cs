@@ -23,9 +23,13 @@ internal sealed unsafe class DeviceCeiling : IDisposable
     private readonly long[] _offsets;
     private TimeSpan _parallel, _vectored;
     private long _parallelWrites, _vectoredWrites;
+    // Under an IOPS cap: the block layer's write operations so far, and those each phase cost.
+    private readonly Func<long>? _operations;
+    private long _parallelOperations, _vectoredOperations;
 
-    public DeviceCeiling(string directory, int streams)
+    public DeviceCeiling(string directory, int streams, Func<long>? throttledOperations = null)
     {
+        _operations = throttledOperations;
         _streams = streams;
         Directory.CreateDirectory(directory);
         _files = [.. Enumerable.Range(0, streams).Select(i => PalFile.OpenJournal(Path.Combine(directory, $"stream{i}"), FileSize))];
@@ -37,6 +41,7 @@ internal sealed unsafe class DeviceCeiling : IDisposable
     /// <summary>One round of each, <paramref name="writes"/> writes per stream and as many vectored writes.</summary>
     public void RunRound(int writes, bool measured)
     {
+        long operationsBefore = _operations?.Invoke() ?? 0;
         var started = Stopwatch.GetTimestamp();
         var threads = Enumerable.Range(0, _streams).Select(i => new Thread(() =>
         {
@@ -48,6 +53,7 @@ internal sealed unsafe class DeviceCeiling : IDisposable
         foreach (var thread in threads)
             thread.Join();
         var parallel = Stopwatch.GetElapsedTime(started);
+        long operationsBetween = _operations?.Invoke() ?? 0;
 
         started = Stopwatch.GetTimestamp();
         for (int k = 0; k < writes; k++)
@@ -55,6 +61,8 @@ internal sealed unsafe class DeviceCeiling : IDisposable
         var vectored = Stopwatch.GetElapsedTime(started);
         if (!measured)
             return;
+        _parallelOperations += operationsBetween - operationsBefore;
+        _vectoredOperations += (_operations?.Invoke() ?? 0) - operationsBetween;
         _parallel += parallel;
         _vectored += vectored;
         _parallelWrites += (long)writes * _streams;
@@ -66,6 +74,12 @@ internal sealed unsafe class DeviceCeiling : IDisposable
 
     /// <summary>Microseconds per vectored write of one block per stream.</summary>
     public double VectoredMicros => _vectored.TotalMicroseconds / Math.Max(1, _vectoredWrites);
+
+    /// <summary>Throttled block-layer operations per 4 KiB write (under an IOPS cap; 0 without).</summary>
+    public double ParallelOperationsPerWrite => _parallelOperations / (double)Math.Max(1, _parallelWrites);
+
+    /// <summary>Throttled block-layer operations per vectored write (under an IOPS cap; 0 without).</summary>
+    public double VectoredOperationsPerWrite => _vectoredOperations / (double)Math.Max(1, _vectoredWrites);
 
     /// <summary>Blocks per second vectored over blocks per second in parallel.</summary>
     public double Ratio => ParallelMicros / VectoredMicros;

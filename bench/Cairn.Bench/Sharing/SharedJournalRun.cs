@@ -18,10 +18,25 @@ public static class SharedJournalRun
 {
     public static int Run(IReadOnlyList<string> args, TextWriter output)
     {
-        var (branches, rounds, commits, callerCounts, depths) = Parse(args);
+        var (branches, rounds, commits, callerCounts, depths, iopsCap) = Parse(args);
         string directory = BenchScratch.Directory("shared-journals");
+        IopsCap? cap = null;
+        if (iopsCap is { } iops)
+        {
+            try
+            {
+                cap = IopsCap.Enter(directory, iops);
+            }
+            catch (IopsCapUnavailableException e)
+            {
+                Directory.Delete(directory, recursive: true);
+                Console.Error.WriteLine($"# --iops-cap {iops}: {e.Message}");
+                return 2;
+            }
+        }
         output.WriteLine($"# shared journals: a root and {branches} branches, {rounds} measured rounds of {commits} commits per caller, " +
-            $"cases interleaved; {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; {directory}");
+            $"cases interleaved; {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; {directory}" +
+            (cap is null ? "" : $"; device {cap.Device} capped at {cap.Iops} write IOPS for this process (cgroup {cap.CgroupPath})"));
         var cases = new List<Case>();
         Case Open(JournalGroupSetup setup, int callers, int depth)
             => new(setup, callers, depth, JournalGroupEnvironments.Open(Path.Combine(directory, $"{setup}-{callers}-{depth}"), setup, branches, depth));
@@ -34,7 +49,7 @@ public static class SharedJournalRun
                 cases.Add(Open(JournalGroupSetup.Separate, callers, depths[0]));
                 cases.Add(Open(JournalGroupSetup.RootAlone, callers, depths[0]));
             }
-            using var ceiling = new DeviceCeiling(Path.Combine(directory, "device"), branches + 1);
+            using var ceiling = new DeviceCeiling(Path.Combine(directory, "device"), branches + 1, cap is null ? null : cap.WriteOperations);
             foreach (var c in cases)
                 c.RunRound(commits / 4, measured: false); // JIT tiering, first journal files, spares
             ceiling.RunRound(commits / 4, measured: false);
@@ -45,16 +60,21 @@ public static class SharedJournalRun
                 ceiling.RunRound(commits, measured: true);
             }
             Report(cases, output);
+            string underCap = cap is null
+                ? ""
+                : string.Create(CultureInfo.InvariantCulture, $"; under the cap one write cost {ceiling.ParallelOperationsPerWrite:F2} throttled operations (4 KiB) and {ceiling.VectoredOperationsPerWrite:F2} (vectored)");
             output.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"# device ceiling, no engine: {branches + 1} threads each appending 4 KiB per O_DIRECT|O_DSYNC write to its own file " +
                 $"{ceiling.ParallelMicros:F0} µs per write each; one vectored write of {branches + 1} × 4 KiB {ceiling.VectoredMicros:F0} µs: " +
-                $"sharing can gain at most {ceiling.Ratio:F2}× over separate journals at 1 caller per environment on this disk"));
+                $"sharing can gain at most {ceiling.Ratio:F2}× over separate journals at 1 caller per environment on this disk{underCap}"));
+            ReportAgainstCeiling(cases, ceiling.Ratio, output);
             return 0;
         }
         finally
         {
             foreach (var c in cases)
                 c.Dispose();
+            cap?.Dispose();
             try
             {
                 Directory.Delete(directory, recursive: true);
@@ -67,15 +87,15 @@ public static class SharedJournalRun
 
     private static void Report(List<Case> cases, TextWriter output)
     {
-        output.WriteLine("| case | callers/env | commits/s | vs separate | root p50 µs | root p99 µs | branch p50 µs | branch p99 µs | commits per journal write | write syscalls per journal write | CPU µs per commit | CPU busy |");
-        output.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        output.WriteLine("| case | callers/env | commits/s | vs separate | root p50 µs | root p99 µs | branch p50 µs | branch p99 µs | commits waiting | commits per journal write | write syscalls per journal write | in-flight limit | CPU µs per commit | CPU busy |");
+        output.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         foreach (var c in cases)
         {
             var separate = cases.First(o => o.Callers == c.Callers && o.Setup == JournalGroupSetup.Separate);
             output.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"| {c.Name} | {c.Callers} | {c.Rate:F0} | {(c.Setup == JournalGroupSetup.RootAlone ? "-" : (c.Rate / separate.Rate).ToString("F2", CultureInfo.InvariantCulture))} | " +
                 $"{c.RootLatency(0.50):F0} | {c.RootLatency(0.99):F0} | {c.BranchLatency(0.50)} | {c.BranchLatency(0.99)} | " +
-                $"{c.CommitsPerJournalWrite:F2} | {c.SyscallsPerJournalWrite:F2} | {c.CpuMicrosPerCommit:F0} | {c.CpuUtilization:P0} |"));
+                $"{c.CommitsWaiting} | {c.CommitsPerJournalWrite:F2} | {c.SyscallsPerJournalWrite:F2} | {c.InFlightLimit} | {c.CpuMicrosPerCommit:F0} | {c.CpuUtilization:P0} |"));
         }
         foreach (int callers in cases.Select(c => c.Callers).Distinct())
         {
@@ -83,6 +103,19 @@ public static class SharedJournalRun
             foreach (var shared in cases.Where(c => c.Callers == callers && c.Setup == JournalGroupSetup.Shared))
                 output.WriteLine(string.Create(CultureInfo.InvariantCulture,
                     $"# {callers} caller(s), {shared.Name}: root p99 with busy branches / root alone = {shared.RootLatency(0.99) / alone.RootLatency(0.99):F2}"));
+        }
+    }
+
+    /// <summary>Each shared case against separate journals, and that gain against the most the device allows (the ceiling).</summary>
+    private static void ReportAgainstCeiling(List<Case> cases, double ceiling, TextWriter output)
+    {
+        foreach (var shared in cases.Where(c => c.Setup == JournalGroupSetup.Shared))
+        {
+            var separate = cases.First(o => o.Callers == shared.Callers && o.Setup == JournalGroupSetup.Separate);
+            double gain = shared.Rate / separate.Rate;
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"# {shared.Callers} caller(s), {shared.Name}: shared / separate = {gain:F2}×, {gain / ceiling:F2} of the device ceiling ({ceiling:F2}×); " +
+                $"{shared.CommitsPerJournalWrite:F2} commits per shared write with {shared.CommitsWaiting} waiting"));
         }
     }
 
@@ -103,6 +136,14 @@ public static class SharedJournalRun
         public string Name => setup == JournalGroupSetup.Shared ? $"Shared ({writesInFlight} in flight)" : setup.ToString();
 
         public int Callers => callers;
+
+        /// <summary>Commits waiting at any moment: every caller of every committing environment has one.</summary>
+        public int CommitsWaiting => callers * (setup == JournalGroupSetup.RootAlone ? 1 : environments.Environments.Length);
+
+        /// <summary>How many writes the group let onto the device at once at the end (learnt from it); "-" without a group.</summary>
+        public string InFlightLimit => setup == JournalGroupSetup.Separate
+            ? "-"
+            : environments.Root.ForTestingPurposesOnly().Group?.WritesInFlightLimit.ToString(CultureInfo.InvariantCulture) ?? "-";
 
         public double Rate => _commits / Math.Max(_elapsed.TotalSeconds, 1e-9);
 
@@ -205,9 +246,10 @@ public static class SharedJournalRun
     }
 
     /// <summary>The options, each followed by its value; an unknown one, or one that is not positive, fails before anything runs.</summary>
-    private static (int Branches, int Rounds, int Commits, int[] Callers, int[] InFlight) Parse(IReadOnlyList<string> args)
+    private static (int Branches, int Rounds, int Commits, int[] Callers, int[] InFlight, int? IopsCap) Parse(IReadOnlyList<string> args)
     {
         int branches = 8, rounds = 6, commits = 200;
+        int? iopsCap = null;
         int[] callers = [1, 8];
         int[] inFlight = [new StorageOptions(".").JournalGroupMaxInFlightWrites];
         for (int i = 0; i < args.Count; i += 2)
@@ -220,12 +262,13 @@ public static class SharedJournalRun
                 case "--commits": commits = int.Parse(value, CultureInfo.InvariantCulture); break;
                 case "--callers": callers = ParseList(value); break;
                 case "--in-flight": inFlight = ParseList(value); break;
-                default: throw new ArgumentException($"unknown option {args[i]}; known: --branches N, --rounds N, --commits N, --callers N[,N...], --in-flight N[,N...]");
+                case "--iops-cap": iopsCap = int.Parse(value, CultureInfo.InvariantCulture); break;
+                default: throw new ArgumentException($"unknown option {args[i]}; known: --branches N, --rounds N, --commits N, --callers N[,N...], --in-flight N[,N...], --iops-cap N");
             }
         }
-        if (branches < 1 || rounds < 1 || commits < 4 || callers.Any(c => c < 1) || inFlight.Any(d => d < 1))
-            throw new ArgumentException("--branches, --rounds, --callers and --in-flight must be positive, --commits at least 4");
-        return (branches, rounds, commits, callers, inFlight);
+        if (branches < 1 || rounds < 1 || commits < 4 || callers.Any(c => c < 1) || inFlight.Any(d => d < 1) || iopsCap < 1)
+            throw new ArgumentException("--branches, --rounds, --callers, --in-flight and --iops-cap must be positive, --commits at least 4");
+        return (branches, rounds, commits, callers, inFlight, iopsCap);
     }
 
     private static int[] ParseList(string value) => [.. value.Split(',').Select(v => int.Parse(v, CultureInfo.InvariantCulture))];

@@ -186,9 +186,9 @@ public sealed record StorageOptions
     public TimeSpan MergerReturnGrace { get; init; } = TimeSpan.FromMicroseconds(250);
 
     /// <summary>
-    /// For a journal group's root (<see cref="StorageEnvironment.OpenBranch"/>): at most this many entries
-    /// (commits of the root and its branches) go into one shared journal write, so a commit never waits
-    /// behind an unbounded one. Default: 64. Unit: entries; 1 to 1024 (one vectored write's buffers).
+    /// For a journal group's root (<see cref="StorageEnvironment.OpenBranch"/>): at most this many environments'
+    /// entries (each environment's: every commit it had waiting) go into one shared journal write, so a commit never
+    /// waits behind an unbounded one. Default: 64. Unit: entries; 1 to 1024 (one vectored write's buffers).
     /// </summary>
     public int JournalGroupMaxWriteEntries { get; init; } = 64;
 
@@ -199,9 +199,11 @@ public sealed record StorageOptions
     public long JournalGroupMaxWriteBytes { get; init; } = 8L << 20;
 
     /// <summary>
-    /// For a journal group's root: how many shared journal writes may be on the device at once. The next
+    /// For a journal group's root: how many shared journal writes may be on the device at once, at most. The next
     /// write is sent while earlier ones are in flight; each is acknowledged only once every write before it in
-    /// the file is durable. 1 writes one at a time. Default: 2. Unit: writes; 1 to 16.
+    /// the file is durable. The group learns the number it uses from the device, from 1 up to this: more while a
+    /// write takes about as long with one more beside it, fewer when writes queue (docs/design.md, "Journal groups").
+    /// 1 writes one at a time. Default: 2. Unit: writes; 1 to 16.
     /// </summary>
     public int JournalGroupMaxInFlightWrites { get; init; } = 2;
 

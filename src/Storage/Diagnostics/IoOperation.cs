@@ -40,4 +40,25 @@ public readonly record struct IoOperation
 
     /// <summary>For a journal write, how many environments' entries it carried: 1 for an environment's own write; more for a journal group's shared write, which its root records once (<see cref="TransactionCount"/> then counts every environment's transactions, and the transaction ids are the root's own); each branch records its share.</summary>
     public required int EnvironmentCount { get; init; }
+
+    /// <summary>For a journal group's shared write, as the root records it: the names (folder names) of the environments whose entries it carried, in the order of their entries, the root's (marked " (root)") included when it had any; empty for any other operation.</summary>
+    public IReadOnlyList<string> Environments
+    {
+        get => _environments ?? [];
+        init => _environments = value is { Count: > 0 } ? value : null;
+    }
+
+    private readonly IReadOnlyList<string>? _environments;
+
+    /// <summary>Field by field, <see cref="Environments"/> name by name.</summary>
+    public bool Equals(IoOperation other)
+        => Sequence == other.Sequence && Kind == other.Kind && StartUtc == other.StartUtc && Duration == other.Duration && Bytes == other.Bytes
+           && FilePath == other.FilePath && FirstTransactionId == other.FirstTransactionId && LastTransactionId == other.LastTransactionId
+           && TransactionCount == other.TransactionCount && Failed == other.Failed && EnvironmentCount == other.EnvironmentCount
+           && Environments.SequenceEqual(other.Environments);
+
+    /// <summary>Consistent with <see cref="Equals(IoOperation)"/>.</summary>
+    public override int GetHashCode()
+        => HashCode.Combine(Sequence, Kind, StartUtc, Duration, Bytes, FilePath, HashCode.Combine(FirstTransactionId, LastTransactionId,
+            TransactionCount, Failed, EnvironmentCount, Environments.Count));
 }

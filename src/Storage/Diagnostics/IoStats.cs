@@ -34,7 +34,7 @@ namespace Cairn.Diagnostics;
 /// </remarks>
 public sealed class IoStats
 {
-    /// <summary>The capacity of <see cref="IoStats()"/>: 4096 records of 64 bytes each, 256 KiB.</summary>
+    /// <summary>The capacity of <see cref="IoStats()"/>: 4096 records of 72 bytes each, 288 KiB.</summary>
     public const int DefaultCapacity = 4096;
 
     /// <summary>The smallest capacity accepted.</summary>
@@ -95,7 +95,8 @@ public sealed class IoStats
             CheckRestored(o, previous, totalRecorded - capacity, totalRecorded);
             previous = o.Sequence;
             stats.Complete(o.Sequence, o.Kind, stats._clock.ToTimestamp(o.StartUtc), IoClock.ToElapsedTimestamp(o.Duration), o.Bytes, o.FilePath,
-                           o.FirstTransactionId, o.LastTransactionId, o.TransactionCount, o.Failed, o.EnvironmentCount);
+                           o.FirstTransactionId, o.LastTransactionId, o.TransactionCount, o.Failed, o.EnvironmentCount,
+                           o.Environments.Count == 0 ? null : o.Environments);
         }
         stats._nextSequence = totalRecorded;
         stats._dropped = dropped;
@@ -115,6 +116,7 @@ public sealed class IoStats
         ArgumentOutOfRangeException.ThrowIfNegative(operation.TransactionCount);
         ArgumentOutOfRangeException.ThrowIfLessThan(operation.EnvironmentCount, 1);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(operation.EnvironmentCount, ushort.MaxValue);
+        ArgumentNullException.ThrowIfNull(operation.Environments);
     }
 
     /// <summary>Where every recorded operation is also measured (the environment's metrics), when the ring belongs to an environment.</summary>
@@ -149,6 +151,16 @@ public sealed class IoStats
     /// <param name="environmentCount">How many environments' entries a journal write carries (a journal group's shared write: more than 1).</param>
     public void Record(IoOperationKind kind, long startTimestamp, long endTimestamp, long bytes, string filePath,
                        long firstTransactionId, long lastTransactionId, int transactionCount, bool failed = false, int environmentCount = 1)
+        => RecordCarrying(kind, startTimestamp, endTimestamp, bytes, filePath, firstTransactionId, lastTransactionId, transactionCount, failed,
+                          environmentCount, environments: null);
+
+    /// <summary>
+    /// <see cref="Record"/>, naming the environments a journal group's shared write carried
+    /// (<see cref="IoOperation.Environments"/>; kept by reference, not copied).
+    /// </summary>
+    internal void RecordCarrying(IoOperationKind kind, long startTimestamp, long endTimestamp, long bytes, string filePath,
+                         long firstTransactionId, long lastTransactionId, int transactionCount, bool failed, int environmentCount,
+                         IReadOnlyList<string>? environments)
     {
         if (!IoOperationKindNames.IsDefined(kind))
             ThrowUndefinedKind(kind);
@@ -164,7 +176,7 @@ public sealed class IoStats
         if (!TryClaim(sequence))
             return;
         Complete(sequence, kind, startTimestamp, endTimestamp - startTimestamp, bytes, filePath,
-                 firstTransactionId, lastTransactionId, transactionCount, failed, environmentCount);
+                 firstTransactionId, lastTransactionId, transactionCount, failed, environmentCount, environments);
     }
 
     /// <summary>
@@ -230,7 +242,8 @@ public sealed class IoStats
     /// <summary>Step 3: fills the claimed slot and publishes it.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void Complete(long sequence, IoOperationKind kind, long startTimestamp, long elapsedTimestamp, long bytes, string filePath,
-                           long firstTransactionId, long lastTransactionId, int transactionCount, bool failed, int environmentCount = 1)
+                           long firstTransactionId, long lastTransactionId, int transactionCount, bool failed, int environmentCount = 1,
+                           IReadOnlyList<string>? environments = null)
     {
         ref Slot slot = ref SlotFor(sequence);
         slot.StartTimestamp = startTimestamp;
@@ -243,6 +256,7 @@ public sealed class IoStats
         slot.Kind = kind;
         slot.Failed = failed;
         slot.EnvironmentCount = (ushort)environmentCount;
+        slot.Environments = environments;
         // Release: a reader that sees the complete version sees every field above.
         Volatile.Write(ref slot.Version, CompleteVersion(sequence));
     }
@@ -270,6 +284,7 @@ public sealed class IoStats
         IoOperationKind kind = slot.Kind;
         bool failed = slot.Failed;
         int environmentCount = slot.EnvironmentCount;
+        var environments = slot.Environments;
         // A full fence, not just an acquiring read: the field reads above must not move below the
         // re-check, which an acquire alone would allow.
         Interlocked.MemoryBarrier();
@@ -281,6 +296,7 @@ public sealed class IoStats
             Sequence = sequence, Kind = kind, StartUtc = _clock.ToUtc(start), Duration = IoClock.ToDuration(elapsed), Bytes = bytes,
             FilePath = filePath!, FirstTransactionId = firstTransactionId, LastTransactionId = lastTransactionId,
             TransactionCount = transactionCount, Failed = failed, EnvironmentCount = Math.Max(1, environmentCount),
+            Environments = environments ?? [],
         };
         return true;
     }
@@ -314,7 +330,9 @@ public sealed class IoStats
         public int TransactionCount;
         public IoOperationKind Kind;
         public bool Failed;
-        // Fits the padding: the slot stays 64 bytes.
+        // Fits the padding.
         public ushort EnvironmentCount;
+        // Null unless a shared write named what it carried (one more reference: the slot is 72 bytes).
+        public IReadOnlyList<string>? Environments;
     }
 }

@@ -15,13 +15,17 @@ namespace Cairn.Tests.Sharing;
 internal sealed unsafe class JournalGroupHarness : IDisposable
 {
     private readonly List<(JournalHarness Journal, JournalGroupMember Member)> _members = [];
+    private readonly long _journalFileSize;
 
     public JournalGroupHarness(string directory, int branches, int maxEntriesPerWrite = 64, long maxBytesPerWrite = 8 << 20, ILogger? logger = null,
-        int maxWritesInFlight = 2)
+        int maxWritesInFlight = 2, bool adaptiveInFlight = false, long journalFileSize = JournalHarness.FileSize)
     {
         logger ??= NullLogger.Instance;
+        _journalFileSize = journalFileSize;
         Root = Add(Path.Combine(directory, "root"), isRoot: true, logger);
-        Group = new JournalGroup(Root.Journal.Journal, Root.Journal.Entries.EnvironmentId, Path.Combine(directory, "root"), maxEntriesPerWrite, maxBytesPerWrite, maxWritesInFlight);
+        Group = new JournalGroup(Root.Journal.Journal, Root.Journal.Entries.EnvironmentId, Path.Combine(directory, "root"), maxEntriesPerWrite, maxBytesPerWrite, maxWritesInFlight,
+            // The writes' ordering is tested at a fixed number in flight; the policy that learns it has tests of its own.
+            adaptiveInFlight ? null : WritesInFlightPolicy.Fixed(maxWritesInFlight));
         Root.Member.Attach(Group);
         for (int b = 0; b < branches; b++)
         {
@@ -43,8 +47,8 @@ internal sealed unsafe class JournalGroupHarness : IDisposable
     {
         Directory.CreateDirectory(directory);
         var id = Guid.NewGuid();
-        var journal = new JournalHarness(directory, id, logger: logger);
-        var member = new JournalGroupMember(journal.Journal, id, isRoot, new IoStats(), logger);
+        var journal = new JournalHarness(directory, id, logger: logger, fileSize: _journalFileSize);
+        var member = new JournalGroupMember(journal.Journal, id, isRoot, journal.IoStats, logger); // as an environment: one ring for both
         _members.Add((journal, member));
         return (journal, member);
     }

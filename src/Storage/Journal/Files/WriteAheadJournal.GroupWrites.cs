@@ -98,8 +98,14 @@ internal sealed unsafe partial class WriteAheadJournal
             while (end < requests.Count && end - next < MaxBuffersPerWrite && start + total + requests[end].Length <= journal.Size)
             {
                 var request = requests[end];
-                JournalEntryHeader.StampWrite(request.Entry, request.EnvironmentId == rootId ? Guid.Empty : rootId,
-                    start + total - unsettledFrom);
+                var writer = request.EnvironmentId == rootId ? Guid.Empty : rootId;
+                // Each of the environment's entries is stamped as if it had come alone: recovery reads entries, not requests.
+                long inRequest = 0;
+                foreach (long length in request.EntryLengths)
+                {
+                    JournalEntryHeader.StampWrite(request.Entry + inRequest, writer, start + total + inRequest - unsettledFrom);
+                    inRequest += length;
+                }
                 total += request.Length;
                 end++;
             }
@@ -155,7 +161,7 @@ internal sealed unsafe partial class WriteAheadJournal
                     NoteGroupWritten(requests, write, rootId);
                     return true;
                 }
-                Fail(requests, write);
+                Fail(requests, write, rootId);
                 return false;
             }
             finally
@@ -176,6 +182,7 @@ internal sealed unsafe partial class WriteAheadJournal
         var journal = write.File;
         long position = write.Offset;
         long ownFirst = -1, ownLast = -1;
+        int transactions = 0;
         for (int i = write.First; i < write.End; i++)
         {
             var request = requests[i];
@@ -184,19 +191,36 @@ internal sealed unsafe partial class WriteAheadJournal
             request.WrittenInto = journal;
             if (request.EnvironmentId == rootId)
             {
-                journal.NoteTransactions(request.TransactionId, request.TransactionId);
-                ownFirst = ownFirst < 0 ? request.TransactionId : ownFirst;
-                ownLast = request.TransactionId;
+                journal.NoteTransactions(request.FirstTransactionId, request.LastTransactionId);
+                ownFirst = ownFirst < 0 ? request.FirstTransactionId : ownFirst;
+                ownLast = request.LastTransactionId;
             }
             else
             {
                 _inventory.Pin(journal.FilePath);
             }
+            transactions += request.EntryCount;
             position += request.Length;
             request.End = position;
         }
-        // Each environment has at most one entry in flight, so the write carries as many environments as entries.
-        NoteWritten(journal, write.Started, write.Finished, write.Length, ownFirst, ownLast, write.Count, environmentCount: write.Count);
+        // Each environment has at most one request in flight, so the write carries as many environments as requests.
+        NoteWritten(journal, write.Started, write.Finished, write.Length, ownFirst, ownLast, transactions, environmentCount: write.Count,
+            CarriedEnvironments(requests, write, rootId));
+    }
+
+    /// <summary>
+    /// The names of the environments a group write carried, in the order of their entries (for its IO stats record); the
+    /// root's marked as such, since its folder may be named anything.
+    /// </summary>
+    private static string[] CarriedEnvironments(IReadOnlyList<GroupWriteEntry> requests, GroupWrite write, Guid rootId)
+    {
+        var names = new string[write.Count];
+        for (int i = 0; i < names.Length; i++)
+        {
+            var request = requests[write.First + i];
+            names[i] = request.EnvironmentId == rootId ? request.EnvironmentName + " (root)" : request.EnvironmentName;
+        }
+        return names;
     }
 
     /// <summary>
@@ -204,12 +228,12 @@ internal sealed unsafe partial class WriteAheadJournal
     /// have reached the disk whole, and each environment rolls its transaction back) and the journal goes on
     /// where the first failed write began; anything else, or a wipe that fails, fails the journal for good.
     /// </summary>
-    private void Fail(IReadOnlyList<GroupWriteEntry> requests, GroupWrite write)
+    private void Fail(IReadOnlyList<GroupWriteEntry> requests, GroupWrite write, Guid rootId)
     {
         var journal = write.File;
         if (write.Failure is not null)
-            _ioStats.Record(IoOperationKind.JournalWrite, write.Started, write.Finished, write.Length, journal.FilePath, -1, -1,
-                write.Count, failed: true, environmentCount: write.Count);
+            _ioStats.RecordCarrying(IoOperationKind.JournalWrite, write.Started, write.Finished, write.Length, journal.FilePath, -1, -1,
+                TransactionsIn(requests, write), failed: true, write.Count, CarriedEnvironments(requests, write, rootId));
         Exception cause = write.Failure ?? _draining ?? _fatal!;
         Exception error;
         if (_fatal is null && cause is DiskFullException && TryWipeEntries(journal, requests, write))
@@ -243,16 +267,27 @@ internal sealed unsafe partial class WriteAheadJournal
             requests[i].Error ??= error;
     }
 
-    /// <summary>Zeros the first block of each entry of a failed write, so none that reached the disk whole can be replayed. False if even that fails.</summary>
+    /// <summary>Zeros the first block of each entry of a failed write (every entry of each environment it carried), so none that reached the disk whole can be replayed. False if even that fails.</summary>
     private bool TryWipeEntries(JournalFile journal, IReadOnlyList<GroupWriteEntry> requests, GroupWrite write)
     {
         long offset = write.Offset;
         for (int i = write.First; i < write.End; i++)
         {
-            if (!TryWipe(journal, offset))
-                return false;
-            offset += requests[i].Length;
+            foreach (long length in requests[i].EntryLengths)
+            {
+                if (!TryWipe(journal, offset))
+                    return false;
+                offset += length;
+            }
         }
         return true;
+    }
+
+    private static int TransactionsIn(IReadOnlyList<GroupWriteEntry> requests, GroupWrite write)
+    {
+        int transactions = 0;
+        for (int i = write.First; i < write.End; i++)
+            transactions += requests[i].EntryCount;
+        return transactions;
     }
 }

@@ -105,11 +105,11 @@ internal sealed unsafe partial class WriteAheadJournal : IJournalAppender, IDisp
 
     /// <summary>After a durable write: the spares learn how full the journal is, the write is recorded, and logged if slow.</summary>
     private void NoteWritten(JournalFile journal, long start, long end, long bytes, long firstTransactionId, long lastTransactionId,
-        int transactionCount, int environmentCount)
+        int transactionCount, int environmentCount, IReadOnlyList<string>? environments = null)
     {
         _spares.NoteAppended(journal);
-        _ioStats.Record(IoOperationKind.JournalWrite, start, end, bytes, journal.FilePath, firstTransactionId, lastTransactionId,
-            transactionCount, environmentCount: environmentCount);
+        _ioStats.RecordCarrying(IoOperationKind.JournalWrite, start, end, bytes, journal.FilePath, firstTransactionId, lastTransactionId,
+            transactionCount, failed: false, environmentCount, environments);
         var elapsed = Stopwatch.GetElapsedTime(start, end);
         if (elapsed >= _slowWrite)
             Log.SlowJournalWrite(_logger, bytes, journal.FilePath, elapsed.TotalMilliseconds, firstTransactionId, lastTransactionId);

@@ -5,11 +5,12 @@ namespace Cairn.Journal.Sharing;
 /// <summary>
 /// A journal group: a root environment whose journal writer also writes its branches' entries, so that
 /// many environments committing at once pay for one durable write instead of one each. Members submit a
-/// prepared entry and wait; whoever submits while no write is under way becomes the writer: it takes the
-/// pending entries (at most <see cref="MaxEntriesPerWrite"/> and <see cref="MaxBytesPerWrite"/>, so no
-/// commit waits behind an unbounded write), writes them with one vectored write on the root's journal,
-/// completes them, and hands the next write to the first member still waiting. No thread of its own: a
-/// write costs no thread switch, and entries that arrive during a write go together in the next one.
+/// request (every commit it has waiting) and wait; whoever submits while fewer writes than the limit are under way
+/// becomes a writer: it takes every pending request (at most <see cref="MaxEntriesPerWrite"/> and
+/// <see cref="MaxBytesPerWrite"/>, so no commit waits behind an unbounded write), writes them with one vectored write
+/// on the root's journal, completes them, and hands the next write to the first member still waiting. The limit
+/// adapts to the device (<see cref="WritesInFlightPolicy"/>). No thread of its own: a write costs no thread switch,
+/// and requests that arrive during a write go together in the next one.
 /// </summary>
 internal sealed class JournalGroup
 {
@@ -21,8 +22,11 @@ internal sealed class JournalGroup
     // the group (a writer takes the root journal's append lock only outside it).
     private readonly Lock _gate = new();
     private readonly List<SharedWriteRequest> _pending = [];
-    // Members performing writes now, each with its own batch: at most MaxWritesInFlight.
+    // Members performing writes now, each with its own batch: at most the policy's limit (more, briefly, after it fell).
     private int _writers;
+    // Writers between taking a batch and their write's return: how many writes were on the device with each one.
+    private int _onDevice;
+    private readonly WritesInFlightPolicy _inFlight;
     // Writers still recording branch entries of a write already handed on (Close waits for them).
     private int _linking;
     private bool _closed;
@@ -35,10 +39,11 @@ internal sealed class JournalGroup
     private readonly Dictionary<Guid, string> _identities = [];
     private readonly string _rootEnvironmentDirectory;
 
+    /// <summary>A group over the root's journal; how many writes may be on the device at once is learnt from it, up to <c>maxWritesInFlight</c>, unless <c>inFlight</c> says otherwise.</summary>
     public JournalGroup(WriteAheadJournal rootJournal, Guid rootId, string rootEnvironmentDirectory, int maxEntriesPerWrite, long maxBytesPerWrite,
-        int maxWritesInFlight)
+        int maxWritesInFlight, WritesInFlightPolicy? inFlight = null)
     {
-        MaxWritesInFlight = Math.Max(1, maxWritesInFlight);
+        _inFlight = inFlight ?? new WritesInFlightPolicy(maxWritesInFlight);
         _rootJournal = rootJournal;
         _rootId = rootId;
         _rootEnvironmentDirectory = rootEnvironmentDirectory;
@@ -59,8 +64,18 @@ internal sealed class JournalGroup
 
     public long MaxBytesPerWrite { get; }
 
-    /// <summary>Writes of the group on the device at once: a write is sent while earlier ones are in flight, up to this many.</summary>
-    public int MaxWritesInFlight { get; }
+    /// <summary>Writes of the group on the device at once at most: a write is sent while earlier ones are in flight, up to the policy's limit, which never exceeds this.</summary>
+    public int MaxWritesInFlight => _inFlight.Maximum;
+
+    /// <summary>Writes of the group allowed on the device at once now (learnt from the device).</summary>
+    public int WritesInFlightLimit
+    {
+        get
+        {
+            lock (_gate)
+                return _inFlight.Limit;
+        }
+    }
 
     /// <summary>Branches joined and not yet left.</summary>
     public int BranchCount
@@ -141,7 +156,7 @@ internal sealed class JournalGroup
             if (_closed)
                 return false;
             _pending.Add(request);
-            writer = _writers < MaxWritesInFlight;
+            writer = _writers < _inFlight.Limit;
             if (writer)
             {
                 _writers++;
@@ -166,16 +181,26 @@ internal sealed class JournalGroup
         var batch = own.Batch;
         while (true)
         {
+            int onDevice;
             lock (_gate)
+            {
                 TakeBatch(batch);
+                onDevice = batch.Count > 0 ? ++_onDevice : 0;
+            }
             bool ownInBatch = batch.Contains(own);
             // From here the batch holds only the branch entries still to record: the others are completed, and a
             // completed request is its submitter's again (it may already carry that member's next entry).
-            var fatal = batch.Count > 0 ? Write(batch, own) : null;
+            var fatal = onDevice > 0 ? Write(batch, own) : null;
             bool branchesWritten = batch.Count > 0;
             bool ownQueued;
             lock (_gate)
             {
+                if (onDevice > 0)
+                {
+                    _onDevice--;
+                    if (fatal is null && own.Write.Finished > own.Write.Started)
+                        _inFlight.Observe(onDevice, own.Write.Finished - own.Write.Started);
+                }
                 if (fatal is not null && _failure is null)
                     _failure = fatal;
                 if (_failure is not null)
@@ -263,10 +288,17 @@ internal sealed class JournalGroup
 
     /// <summary>
     /// Under the gate, from a writer done with its own entry: the first queued entry whose submitter waits
-    /// (not one that is a writer itself) gets the turn; with none, there is one writer fewer.
+    /// (not one that is a writer itself) gets the turn; with none, or with more writers at work than the limit now
+    /// allows (it fell), there is one writer fewer (another is still at work, since the limit is at least one, and
+    /// hands its turn on in its time).
     /// </summary>
     private void HandOnTurn()
     {
+        if (_writers > _inFlight.Limit)
+        {
+            _writers--;
+            return;
+        }
         foreach (var request in _pending)
         {
             if (request.Leading)
@@ -295,7 +327,7 @@ internal sealed class JournalGroup
                 try
                 {
                     _testingHooks?.BranchEntryRecording?.Invoke(request);
-                    request.Position = request.Member.RecordLinked(request.WrittenInto!, request.End, request.TransactionId);
+                    request.Position = request.Member.RecordLinked(request.WrittenInto!, request.End, request.LastTransactionId);
                 }
                 catch (IOException e)
                 {
@@ -334,7 +366,7 @@ internal sealed class JournalGroup
         }
     }
 
-    /// <summary>Under the gate: the oldest pending requests, bounded by count and bytes (always at least one).</summary>
+    /// <summary>Under the gate: every pending request, oldest first, within the bounds of count and bytes (always at least one).</summary>
     private void TakeBatch(List<SharedWriteRequest> batch)
     {
         batch.Clear();

@@ -34,62 +34,71 @@ internal sealed unsafe class JournalGroupMember(WriteAheadJournal own, Guid envi
     /// <summary>Starts writing through <paramref name="group"/>.</summary>
     public void Attach(JournalGroup group) => Volatile.Write(ref _group, group);
 
+    /// <summary>The environment's name in the IO stats records of shared writes: its folder's name.</summary>
+    public string EnvironmentName { get; } = NameOf(own.DirectoryPath);
+
     public JournalPosition Append(byte* entry, long length, long transactionId)
+    {
+        Span<JournalPosition> end = stackalloc JournalPosition[1];
+        AppendEntries(entry, [length], transactionId, end);
+        return end[0];
+    }
+
+    /// <summary>
+    /// Every entry the environment has waiting goes into one request, so one shared write carries the environment's
+    /// whole group commit (not one entry per write); each entry is still stamped as its own in the root's file. Not
+    /// sharing (or falling back): one write of them all to its own journal.
+    /// </summary>
+    public void AppendEntries(byte* entries, ReadOnlySpan<long> lengths, long firstTransactionId, Span<JournalPosition> ends)
     {
         var group = Volatile.Read(ref _group);
         if (group is null || (_unlinkable is not null && ReferenceEquals(group.ActiveFile, _unlinkable)))
-            return AppendOwn(entry, length, transactionId);
+        {
+            own.AppendEntries(entries, lengths, firstTransactionId, ends);
+            return;
+        }
         _unlinkable = null;
         var request = _request;
-        request.Prepare(this, entry, length, transactionId);
+        request.Prepare(this, entries, lengths, firstTransactionId);
         if (!group.Submit(request))
         {
             if (!IsRoot)
                 Log.SharingStoppedRootClosed(logger, own.DirectoryPath);
             Volatile.Write(ref _group, null);
-            return AppendOwn(entry, length, transactionId);
+            own.AppendEntries(entries, lengths, firstTransactionId, ends);
+            return;
         }
         if (request.Error is { } error)
             throw ForThisEnvironment(error, group);
         if (request.LinkError is { } linkError)
         {
             NoteLinkFailure(request.WrittenInto!, linkError);
-            return AppendOwn(entry, length, transactionId);
-        }
-        if (!IsRoot)
-            ioStats.Record(IoOperationKind.JournalWrite, request.WriteStartTimestamp, request.WriteEndTimestamp, length,
-                request.WrittenInto!.FilePath, transactionId, transactionId, 1);
-        return request.Position;
-    }
-
-    /// <summary>
-    /// Not sharing: one write to its own journal. Sharing: one entry at a time, since the group stamps each
-    /// request as one entry of its shared write (and merges them with its other members' instead).
-    /// </summary>
-    public void AppendEntries(byte* entries, ReadOnlySpan<long> lengths, long firstTransactionId, Span<JournalPosition> ends)
-    {
-        if (Volatile.Read(ref _group) is null)
-        {
             own.AppendEntries(entries, lengths, firstTransactionId, ends);
             return;
         }
-        long offset = 0;
+        if (!IsRoot)
+            ioStats.Record(IoOperationKind.JournalWrite, request.WriteStartTimestamp, request.WriteEndTimestamp, request.Length,
+                request.WrittenInto!.FilePath, firstTransactionId, request.LastTransactionId, lengths.Length);
+        // The entries lie back to back up to where the last one ends.
+        var last = request.Position;
+        long offset = last.EndOffset - request.Length;
         for (int i = 0; i < lengths.Length; i++)
         {
-            ends[i] = Append(entries + offset, lengths[i], firstTransactionId + i);
             offset += lengths[i];
+            ends[i] = last with { EndOffset = offset };
         }
+    }
+
+    /// <summary>The environment's folder name, from its journal folder (<c>…/name/Journals</c>) or the folder itself.</summary>
+    private static string NameOf(string journalDirectory)
+    {
+        string trimmed = Path.TrimEndingDirectorySeparator(journalDirectory);
+        string name = Path.GetFileName(trimmed);
+        return name == JournalFileName.DirectoryName ? Path.GetFileName(Path.GetDirectoryName(trimmed)) ?? name : name;
     }
 
     /// <summary>On the group's writer, once this branch's entry is durable in <paramref name="file"/> (pinned there until this returns).</summary>
     public JournalPosition RecordLinked(JournalFile file, long end, long transactionId) => own.RecordLinked(file, end, transactionId);
-
-    /// <summary>The entry goes to this environment's own journal, as a standalone environment's would (its writer fields cleared).</summary>
-    private JournalPosition AppendOwn(byte* entry, long length, long transactionId)
-    {
-        JournalEntryHeader.StampWrite(entry, Guid.Empty, 0);
-        return own.Append(entry, length, transactionId, transactionId, transactionCount: 1);
-    }
 
     private void NoteLinkFailure(JournalFile rootFile, Exception error)
     {

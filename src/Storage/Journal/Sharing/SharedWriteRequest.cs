@@ -3,10 +3,10 @@ using Cairn.Journal.Files;
 namespace Cairn.Journal.Sharing;
 
 /// <summary>
-/// One environment's prepared journal entry waiting for its journal group's next write, and what became of
-/// it. Each member of a group owns one and reuses it: an environment has at most one entry in flight (its
-/// one writer, or its merger, which writes one transaction at a time). What the root's journal reads and reports
-/// is its <see cref="GroupWriteEntry"/> part.
+/// One environment's prepared journal entries (every commit it had waiting: its own group commit) waiting for its
+/// journal group's next write, and what became of them. Each member of a group owns one and reuses it: an environment
+/// has at most one request in flight (its commit queue writes one batch at a time). What the root's journal reads and
+/// reports is its <see cref="GroupWriteEntry"/> part.
 /// </summary>
 internal sealed unsafe class SharedWriteRequest : GroupWriteEntry, IDisposable
 {
@@ -38,10 +38,11 @@ internal sealed unsafe class SharedWriteRequest : GroupWriteEntry, IDisposable
     private volatile bool _completed;
     private volatile bool _promoted;
 
-    public void Prepare(JournalGroupMember member, byte* entry, long length, long transactionId)
+    /// <summary>The member's waiting entries, back to back from <paramref name="entries"/>, go into the group's next write together.</summary>
+    public void Prepare(JournalGroupMember member, byte* entries, ReadOnlySpan<long> lengths, long firstTransactionId)
     {
         Member = member;
-        PrepareEntry(member.EnvironmentId, entry, length, transactionId);
+        PrepareEntries(member.EnvironmentId, member.EnvironmentName, entries, lengths, firstTransactionId);
         Position = default;
         LinkError = null;
         Taken = false;

@@ -85,9 +85,7 @@ public sealed partial class StorageEnvironment : IDisposable
             (options.LazyCommitMaxBytes, options.LazyCommitMaxDelay));
         _flusher = new FlushScheduler(_states, new DataFileFlushTarget(_dataFile, opened.Headers, _journal), _budget, _scratch, _failure,
             new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalFileBytes)
-            {
-                MaxRecoveryJournalBytes = options.MaxRecoveryJournalBytes,
-            },
+                { MaxRecoveryJournalBytes = options.MaxRecoveryJournalBytes },
             IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId,
             syncedPosition: new Journal.JournalPosition(opened.Headers.Current.JournalSequence, opened.Headers.Current.JournalOffset));
         _mergedWrites = new EnvironmentMerger(this, _committer, _failure, options);

@@ -18,6 +18,15 @@ if (args.Length > 0 && args[0] == "--recovery-survey")
 if (args.Length == 5 && args[0] == "--recovery-open")
     return Cairn.Bench.Recovery.RecoveryRun.RunChild(args[1..], Console.Out);
 
+// --recovery-kill [--repeat N] [--puts N] [--learn-syncs N]: a writer child process with default options SIGKILLed at the worst
+// moment (the most journal since the last sync the defaults let pile up), then cold reopens timed (docs/benchmarks.md, Issue 27).
+if (args.Length > 0 && args[0] == "--recovery-kill")
+    return Cairn.Bench.Recovery.WorstMomentKill.Run(args[1..], Console.Out);
+
+// --recovery-kill-writer DIR PUTS LEARN_SYNCS: the writer child of --recovery-kill.
+if (args.Length == 4 && args[0] == "--recovery-kill-writer")
+    return Cairn.Bench.Recovery.WorstMomentKill.RunWriterChild(args[1..], Console.Out);
+
 // --concurrent-interleaved [--callers N,..] [--rounds N] [--commits N] [--stores a,..] [--baselines a,..]: the concurrent
 // durable-commit comparison with the stores measured in alternating rounds (ratios that survive a noisy disk).
 if (args.Length > 0 && args[0] == "--concurrent-interleaved")

@@ -84,8 +84,10 @@ public sealed partial class StorageEnvironment : IDisposable
             new Journal.JournalWriterOptions { CompressionThreshold = options.JournalCompressionThresholdBytes ?? Journal.JournalWriterOptions.CompressionDisabled },
             (options.LazyCommitMaxBytes, options.LazyCommitMaxDelay));
         _flusher = new FlushScheduler(_states, new DataFileFlushTarget(_dataFile, opened.Headers, _journal), _budget, _scratch, _failure,
-            new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalFileBytes),
-            IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId);
+            new FlushSettings(options.MaxFlushDelay, options.FlushThresholdBytes, options.SyncInterval, options.MaxJournalFileBytes)
+                { MaxRecoveryJournalBytes = options.MaxRecoveryJournalBytes },
+            IoStats, logger, syncedUpTo: opened.Headers.Current.LastTransactionId,
+            syncedPosition: new Journal.JournalPosition(opened.Headers.Current.JournalSequence, opened.Headers.Current.JournalOffset));
         _mergedWrites = new EnvironmentMerger(this, _committer, _failure, options);
         _groupSeat = new JournalGroupSeat(_journal, branchMember, EnvironmentId, options.DirectoryPath, options, membership, _committer, IoStats, logger);
         StartMetrics();

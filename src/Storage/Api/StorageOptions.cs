@@ -119,6 +119,17 @@ public sealed record StorageOptions
     public TimeSpan SyncInterval { get; init; } = TimeSpan.FromSeconds(30);
 
     /// <summary>
+    /// The recovery objective: journal bytes a crash may leave to replay (as SQL Server's target recovery time, in
+    /// bytes, which the engine can count). Once the journal written since the last sync passes it, the flusher flushes
+    /// and syncs at once, whatever <see cref="FlushThresholdBytes"/> and <see cref="SyncInterval"/> say; the bound is
+    /// overrun only by what commits while that flush and sync run. With the default, an open after a crash at the
+    /// worst moment replays at most about 256 MiB (docs/site/guide/failures-and-recovery.md gives the open time measured). Lower means faster
+    /// opens after a crash and more frequent syncs (a page rewritten across syncs is written again).
+    /// Default: 256 MiB. Unit: bytes; positive.
+    /// </summary>
+    public long MaxRecoveryJournalBytes { get; init; } = 256L << 20;
+
+    /// <summary>
     /// Scratch memory (modified and committed-but-unflushed page versions) past which a new write transaction
     /// waits for the flusher, for at most <see cref="ScratchWaitTimeout"/>. Bounds memory when commits outrun
     /// the disk or a long-lived reader pins old versions. Default: 2 GiB. Unit: bytes; positive.

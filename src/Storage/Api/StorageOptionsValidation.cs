@@ -22,6 +22,7 @@ internal static class StorageOptionsValidation
         Positive(options.FlushThresholdBytes, nameof(options.FlushThresholdBytes));
         NonNegative(options.MaxFlushDelay, nameof(options.MaxFlushDelay));
         Positive(options.SyncInterval, nameof(options.SyncInterval));
+        Positive(options.MaxRecoveryJournalBytes, nameof(options.MaxRecoveryJournalBytes));
         Positive(options.MaxScratchBytes, nameof(options.MaxScratchBytes));
         NonNegative(options.ScratchWaitTimeout, nameof(options.ScratchWaitTimeout));
         if (options.InitialJournalFileBytes <= 0 || options.InitialJournalFileBytes % JournalEntryHeader.Alignment != 0)

@@ -41,6 +41,8 @@ internal sealed class DataFileFlushTarget(DataFile dataFile, HeaderStore headers
 
     public long RetainedJournalBytes => journal.RetainedBytes;
 
+    public long JournalFileBytes(long fromSequence, long belowSequence) => journal.FileBytesBetween(fromSequence, belowSequence);
+
     public (int Deleted, int Recycled) ReleaseJournals(long upTo, bool keepSpares = true) => journal.Release(upTo, keepSpares);
 
     public List<SyncPoint> JournalEnds(long after, long before) => journal.RetainedEnds(headers.Current.EnvironmentId, after, before);

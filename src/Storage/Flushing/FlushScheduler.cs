@@ -12,7 +12,8 @@ namespace Cairn.Flushing;
 /// When committed pages reach the data file and when the data file is synced. A background thread runs
 /// <see cref="RunCycle"/>: it flushes once the oldest unflushed commit has waited
 /// <see cref="FlushSettings.MaxFlushDelay"/>, or scratch memory passes its threshold, or a writer waits for
-/// memory, or journals pile up; it syncs every <see cref="FlushSettings.SyncInterval"/>, and a sync records the
+/// memory, or journals pile up, or the journal to replay after a crash passes the recovery objective (FlushScheduler.RecoveryObjective.cs);
+/// it syncs every <see cref="FlushSettings.SyncInterval"/> (and at once for the objective), and a sync records the
 /// synced transaction in the header and releases the journals both header copies are past.
 /// <see cref="Checkpoint"/> and <see cref="Close"/> do both at once.
 /// </summary>
@@ -61,7 +62,8 @@ internal sealed partial class FlushScheduler : IDisposable
     private readonly List<long> _syncHolds = [];
 
     public FlushScheduler(StatePublisher states, IFlushTarget target, ScratchBudget budget, ScratchAllocator scratch, FailureLatch failure,
-        FlushSettings settings, IoStats ioStats, ILogger logger, long syncedUpTo, TimeProvider? time = null)
+        FlushSettings settings, IoStats ioStats, ILogger logger, long syncedUpTo, TimeProvider? time = null,
+        JournalPosition syncedPosition = default)
     {
         _states = states;
         _target = target;
@@ -76,6 +78,7 @@ internal sealed partial class FlushScheduler : IDisposable
         _flusherSlot = states.Readers.Reserve();
         _flushedUpTo = syncedUpTo;
         _syncedUpTo = syncedUpTo;
+        RecordSyncedPosition(syncedPosition);
         _lastSyncTimestamp = _time.GetTimestamp();
         failure.Failed += budget.NotifyProgress;
     }
@@ -114,7 +117,7 @@ internal sealed partial class FlushScheduler : IDisposable
             Volatile.Write(ref _unflushedSince, _time.GetTimestamp());
             Wake();
         }
-        else if (_scratch.BytesInUse >= _settings.FlushThresholdBytes)
+        else if (_scratch.BytesInUse >= _settings.FlushThresholdBytes || RecoveryObjectiveExceeded())
         {
             Wake();
         }
@@ -208,8 +211,9 @@ internal sealed partial class FlushScheduler : IDisposable
             long now = _time.GetTimestamp();
             bool requested = _budget.TakeFlushRequest();
             bool journalsPiling = _target.RetainedJournalBytes >= 2 * _settings.MaxJournalFileBytes;
+            bool recoveryDue = RecoveryObjectiveExceeded();
             long since = Volatile.Read(ref _unflushedSince);
-            bool flushDue = requested || journalsPiling || _scratch.BytesInUse >= _settings.FlushThresholdBytes
+            bool flushDue = requested || journalsPiling || recoveryDue || _scratch.BytesInUse >= _settings.FlushThresholdBytes
                 || (since != 0 && _time.GetElapsedTime(since, now) >= _settings.MaxFlushDelay);
             if (flushDue && now >= _retryFlushAt)
             {
@@ -229,7 +233,7 @@ internal sealed partial class FlushScheduler : IDisposable
                 }
             }
             bool syncDue = _flushedUpTo > _syncedUpTo
-                && (requested || journalsPiling || _time.GetElapsedTime(_lastSyncTimestamp, now) >= _settings.SyncInterval);
+                && (requested || journalsPiling || recoveryDue || _time.GetElapsedTime(_lastSyncTimestamp, now) >= _settings.SyncInterval);
             // Journals piling up that only the older header copy still needs (no sync came after the last
             // one) are freed by bringing that copy up to date.
             bool catchUpDue = journalsPiling && _target.OlderHeaderTransactionId < _syncedUpTo;
@@ -403,6 +407,7 @@ internal sealed partial class FlushScheduler : IDisposable
         }
         long end = RecordIo(IoOperationKind.DataSync, start, 0, _syncedUpTo, state.TransactionId, failed: false);
         Volatile.Write(ref _syncedUpTo, state.TransactionId);
+        RecordSyncedPosition(state.Position);
         _lastSyncTimestamp = end;
         var (deleted, recycled) = ReleaseSyncedJournals(keepSpares);
         Log.DataFileSynced(_logger, state.TransactionId, _time.GetElapsedTime(start, end).TotalMilliseconds, deleted, recycled);

@@ -9,4 +9,7 @@ internal sealed record FlushSettings(
 {
     /// <summary>How long a flush that found the disk full waits before it tries again.</summary>
     public TimeSpan DiskFullRetryDelay { get; init; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>The recovery objective: journal bytes past the last sync at which a flush and a sync are due (StorageOptions.MaxRecoveryJournalBytes).</summary>
+    public long MaxRecoveryJournalBytes { get; init; } = long.MaxValue;
 }

@@ -36,6 +36,9 @@ internal interface IFlushTarget
 
     long RetainedJournalBytes { get; }
 
+    /// <summary>The sizes of the full journals (not the one in service) with a sequence in [<paramref name="fromSequence"/>, <paramref name="belowSequence"/>).</summary>
+    long JournalFileBytes(long fromSequence, long belowSequence);
+
     /// <summary>Releases the journals at or below <paramref name="upTo"/>; <paramref name="keepSpares"/> false: deletes them all, none kept for reuse.</summary>
     (int Deleted, int Recycled) ReleaseJournals(long upTo, bool keepSpares = true);
 

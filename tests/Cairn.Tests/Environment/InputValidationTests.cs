@@ -23,6 +23,8 @@ public class InputValidationTests
         { nameof(StorageOptions.MergerMaxBatchDuration), o => Copy(o, mergerBatch: TimeSpan.Zero) },
         { nameof(StorageOptions.MergerReturnGrace), o => Copy(o, mergerGrace: TimeSpan.FromTicks(-1)) },
         { nameof(StorageOptions.LockWaitTimeout), o => Copy(o, lockWait: TimeSpan.FromDays(30)) },
+        { nameof(StorageOptions.MaxRecoveryJournalBytes), o => new StorageOptions(o.DirectoryPath) { MaxRecoveryJournalBytes = 0 } },
+        { nameof(StorageOptions.MaxRecoveryJournalBytes), o => new StorageOptions(o.DirectoryPath) { MaxRecoveryJournalBytes = -4096 } },
     };
 
     [Theory]

@@ -31,6 +31,18 @@ internal sealed class FakeFlushTarget : IFlushTarget
 
     public long RetainedJournalBytes { get; set; }
 
+    /// <summary>The size of each full journal by its sequence, as <see cref="JournalFileBytes"/> reports them.</summary>
+    public Dictionary<long, long> JournalSizes { get; } = [];
+
+    /// <summary>How many times the scheduler asked for <see cref="JournalFileBytes"/>.</summary>
+    public int JournalFileBytesCalls { get; private set; }
+
+    public long JournalFileBytes(long fromSequence, long belowSequence)
+    {
+        JournalFileBytesCalls++;
+        return JournalSizes.Where(j => j.Key >= fromSequence && j.Key < belowSequence).Sum(j => j.Value);
+    }
+
     public long OlderHeaderTransactionId => _olderHeader;
 
     public void FailNextWrite(Exception error) => _nextWriteError = error;

@@ -26,14 +26,15 @@ internal sealed unsafe class FlushHarness : IDisposable
 
     /// <param name="flushThresholdBytes">Scratch memory that makes a flush due at once (default: never).</param>
     /// <param name="scratchLimit">The scratch budget's limit, past which writers wait (default: never).</param>
-    public FlushHarness(long flushThresholdBytes = long.MaxValue, long scratchLimit = long.MaxValue)
+    /// <param name="maxRecoveryJournalBytes">The recovery objective (default: none).</param>
+    public FlushHarness(long flushThresholdBytes = long.MaxValue, long scratchLimit = long.MaxValue, long maxRecoveryJournalBytes = long.MaxValue)
     {
         var initial = new EnvironmentState(0, epoch: 1, PageTable.Empty, new RootRecord(64, 2, default), view: null!, JournalPosition.None);
         States = new StatePublisher(initial, Scratch);
         var logger = Logs.CreateLogger("flush");
         Failure = new FailureLatch("flush-test", logger);
         Budget = new ScratchBudget(Scratch, scratchLimit, TimeSpan.FromSeconds(30), Failure, logger);
-        Settings = new FlushSettings(FlushDelay, flushThresholdBytes, SyncInterval, MaxJournalFileBytes);
+        Settings = new FlushSettings(FlushDelay, flushThresholdBytes, SyncInterval, MaxJournalFileBytes) { MaxRecoveryJournalBytes = maxRecoveryJournalBytes };
         Scheduler = new FlushScheduler(States, Target, Budget, Scratch, Failure, Settings, IoStats, logger, syncedUpTo: 0, Clock);
     }
 
@@ -59,6 +60,10 @@ internal sealed unsafe class FlushHarness : IDisposable
 
     /// <summary>Publishes a transaction that wrote one page at each of <paramref name="pageNumbers"/>, as the commit pipeline does.</summary>
     public EnvironmentState Commit(params long[] pageNumbers)
+        => CommitAt(new JournalPosition(1, (States.Current.TransactionId + 1) * JournalEntryHeader.Alignment), pageNumbers);
+
+    /// <summary>As <see cref="Commit"/>, with its journal entry ending at <paramref name="position"/>.</summary>
+    public EnvironmentState CommitAt(JournalPosition position, params long[] pageNumbers)
     {
         var current = States.Current;
         var tx = LowLevelTransaction.ForWriting(dataFile: null!, Scratch, current, _freeSpace, [], []);
@@ -66,7 +71,7 @@ internal sealed unsafe class FlushHarness : IDisposable
             tx.CreatePages(pageNumber, 1);
         long id = current.TransactionId + 1;
         // The page table owns the pages from here on.
-        States.PublishCommit(tx, id, new JournalPosition(1, id * JournalEntryHeader.Alignment));
+        States.PublishCommit(tx, id, position);
         Scheduler.OnPublished();
         return States.Current;
     }

@@ -46,6 +46,16 @@ internal sealed unsafe partial class WriteAheadJournal : IJournalAppender, IDisp
     /// <inheritdoc cref="JournalInventory.RetainedBytes"/>
     public long RetainedBytes => _inventory.RetainedBytes;
 
+    /// <summary>The sizes of the full journals kept (not the one in service) with a sequence in [<paramref name="fromSequence"/>, <paramref name="belowSequence"/>).</summary>
+    public long FileBytesBetween(long fromSequence, long belowSequence)
+    {
+        long bytes = 0;
+        foreach (var journal in _inventory.Snapshot().Retained)
+            if (journal.Sequence >= fromSequence && journal.Sequence < belowSequence)
+                bytes += journal.Size;
+        return bytes;
+    }
+
     /// <inheritdoc cref="SpareJournals.Request"/>
     public void RequestSpare() => _spares.Request();
 

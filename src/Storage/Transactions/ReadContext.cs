@@ -84,14 +84,14 @@ internal sealed class ReadContext(LowLevelTransaction low, int readerSlot, ReadC
     /// <summary>
     /// A writer's context kept from transaction to transaction (the merger's): the next transaction on
     /// <paramref name="state"/>. The previous transaction's handles have expired (its generation ended), so the
-    /// trees it opened are forgotten, the root tree's too (a modified tree object is its transaction's alone).
+    /// trees it opened are forgotten and the root tree object starts over on the new state.
     /// </summary>
     public void ReopenForWriting(EnvironmentState state)
     {
         Low.ReopenForWriting(state);
         Trees.Clear();
         _root = null;
-        _spareRoot = null;
+        _spareRoot?.StartOverForNextWriter(Low.RootTree);
         _lastTreeName = null;
         _lastTree = null;
     }

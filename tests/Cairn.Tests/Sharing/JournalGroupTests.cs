@@ -54,7 +54,7 @@ public sealed class JournalGroupTests
         using var dir = new TestDirectory("group-batch");
         using var group = new JournalGroupHarness(dir.Path, branches: 2, maxWritesInFlight: 1);
         JournalGroupHarness.Commit(group.Root, 1); // opens (and pre-zeroes) journal 1 before the count starts
-        using var held = HoldNextWrite(group);
+        using var held = HeldFirstWrite.Hold(group.Group);
         long before = PalFaultInjection.WriteCalls;
 
         var (batches, positions) = await CommitWhileAWriteIsHeld(group, held, branches: 2);
@@ -78,7 +78,7 @@ public sealed class JournalGroupTests
         using var dir = new TestDirectory("group-switch");
         using var group = new JournalGroupHarness(dir.Path, branches: 4, maxWritesInFlight: 1);
         JournalGroupHarness.Commit(group.Root, 1);
-        using var held = HoldNextWrite(group);
+        using var held = HeldFirstWrite.Hold(group.Group);
         long before = PalFaultInjection.WriteCalls;
 
         var (batches, positions) = await CommitWhileAWriteIsHeld(group, held, branches: 4);
@@ -94,38 +94,11 @@ public sealed class JournalGroupTests
         Assert.Equal([0L, 4096], OffsetsInWrite(group.Root.Journal.JournalPath(2), group.RootId, from: 0, count: 2));
     }
 
-    /// <summary>Holds the group's next write in its hook until released, recording every write's entry count.</summary>
-    private sealed class HeldWrite : IDisposable
-    {
-        public ManualResetEventSlim Release { get; } = new();
-
-        public List<int> Batches { get; } = [];
-
-        public void Dispose() => Release.Dispose();
-    }
-
-    private static HeldWrite HoldNextWrite(JournalGroupHarness group)
-    {
-        var held = new HeldWrite();
-        group.Group.ForTestingPurposesOnly().WriteStarting = count =>
-        {
-            int seen;
-            lock (held.Batches)
-            {
-                held.Batches.Add(count);
-                seen = held.Batches.Count;
-            }
-            if (seen == 1)
-                held.Release.Wait();
-        };
-        return held;
-    }
-
     /// <summary>
     /// The root commits transaction 2 and its write is held; meanwhile each branch commits; then the write is let
     /// go. Returns the writes' entry counts and the branches' positions.
     /// </summary>
-    private static async Task<(int[] Batches, JournalPosition[] Positions)> CommitWhileAWriteIsHeld(JournalGroupHarness group, HeldWrite held, int branches)
+    private static async Task<(int[] Batches, JournalPosition[] Positions)> CommitWhileAWriteIsHeld(JournalGroupHarness group, HeldFirstWrite held, int branches)
     {
         var rootCommit = Task.Run(() => JournalGroupHarness.Commit(group.Root, 2));
         Assert.True(SpinWait.SpinUntil(() => { lock (held.Batches) return held.Batches.Count == 1; }, TimeSpan.FromMinutes(1)));
@@ -162,7 +135,7 @@ public sealed class JournalGroupTests
     {
         using var dir = new TestDirectory("group-bound");
         using var group = new JournalGroupHarness(dir.Path, branches: 3, maxEntriesPerWrite: 2, maxWritesInFlight: 1);
-        using var held = HoldNextWrite(group);
+        using var held = HeldFirstWrite.Hold(group.Group);
 
         var (batches, _) = await CommitWhileAWriteIsHeld(group, held, branches: 3);
 

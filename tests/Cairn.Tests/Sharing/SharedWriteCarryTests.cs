@@ -28,7 +28,7 @@ public sealed class SharedWriteCarryTests
         using var dir = new TestDirectory("carry-member");
         using var group = new JournalGroupHarness(dir.Path, branches: 1, maxWritesInFlight: 1, journalFileSize: JournalFileSize);
         JournalGroupHarness.Commit(group.Root, 1); // opens journal 1 before the count starts
-        using var held = Hold(group);
+        using var held = HeldFirstWrite.Hold(group.Group);
         var rootCommit = Task.Run(() => JournalGroupHarness.Commit(group.Root, 2));
         Assert.True(held.Started.Wait(Patience));
         long before = PalFaultInjection.WriteCalls;
@@ -63,7 +63,7 @@ public sealed class SharedWriteCarryTests
         using var dir = new TestDirectory("carry-all");
         using var group = new JournalGroupHarness(dir.Path, branches: 3, maxWritesInFlight: 1, journalFileSize: JournalFileSize);
         JournalGroupHarness.Commit(group.Root, 1);
-        using var held = Hold(group);
+        using var held = HeldFirstWrite.Hold(group.Group);
         var rootCommit = Task.Run(() => JournalGroupHarness.Commit(group.Root, 2));
         Assert.True(held.Started.Wait(Patience));
         long before = PalFaultInjection.WriteCalls;
@@ -147,40 +147,5 @@ public sealed class SharedWriteCarryTests
         var ends = new JournalPosition[count];
         member.Member.AppendEntries(buffer.Pointer, lengths, firstTransaction, ends);
         return ends;
-    }
-
-    private sealed class HeldFirstWrite : IDisposable
-    {
-        public ManualResetEventSlim Started { get; } = new();
-
-        public ManualResetEventSlim Release { get; } = new();
-
-        public List<int> Batches { get; } = [];
-
-        public void Dispose()
-        {
-            Release.Set();
-            Started.Dispose();
-        }
-    }
-
-    /// <summary>Holds the group's next write until released, recording how many requests each write carries.</summary>
-    private static HeldFirstWrite Hold(JournalGroupHarness group)
-    {
-        var held = new HeldFirstWrite();
-        group.Group.ForTestingPurposesOnly().WriteStarting = requests =>
-        {
-            bool first;
-            lock (held.Batches)
-            {
-                held.Batches.Add(requests);
-                first = held.Batches.Count == 1;
-            }
-            if (!first)
-                return;
-            held.Started.Set();
-            held.Release.Wait();
-        };
-        return held;
     }
 }

@@ -18,13 +18,7 @@ public sealed class WriteTransaction : ReadTransaction
     /// merger only (an operation that commits or disposes it gets an exception).
     /// </param>
     internal WriteTransaction(StorageEnvironment environment, Transactions.LowLevelTransaction low, bool merged = false)
-        : this(environment, new Transactions.ReadContext(low, readerSlot: -1), merged)
-    {
-    }
-
-    /// <summary>Over a writer's context kept from transaction to transaction (the merger's), whose previous use has ended.</summary>
-    internal WriteTransaction(StorageEnvironment environment, Transactions.ReadContext context, bool merged)
-        : base(environment, context)
+        : base(environment, new Transactions.ReadContext(low, readerSlot: -1))
     {
         Environment = environment;
         _merged = merged;

@@ -18,7 +18,13 @@ public sealed class WriteTransaction : ReadTransaction
     /// merger only (an operation that commits or disposes it gets an exception).
     /// </param>
     internal WriteTransaction(StorageEnvironment environment, Transactions.LowLevelTransaction low, bool merged = false)
-        : base(environment, new Transactions.ReadContext(low, readerSlot: -1))
+        : this(environment, new Transactions.ReadContext(low, readerSlot: -1), merged)
+    {
+    }
+
+    /// <summary>Over a writer's context kept from transaction to transaction (the merger's), whose previous use has ended.</summary>
+    internal WriteTransaction(StorageEnvironment environment, Transactions.ReadContext context, bool merged)
+        : base(environment, context)
     {
         Environment = environment;
         _merged = merged;

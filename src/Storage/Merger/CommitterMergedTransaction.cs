@@ -10,6 +10,9 @@ internal sealed class CommitterMergedTransaction<TTransaction>(TransactionCommit
     private readonly Dictionary<long, LowLevelTransaction.DirtyRun> _dirty = [];
     private readonly List<(long, int)> _freed = [];
     private readonly PreparedCommit _commit = new();
+    // Kept from transaction to transaction with its low-level transaction (reopened, not reallocated): a merged
+    // transaction allocates only its thin wrapper and what its commit publishes.
+    private ReadContext? _context;
     private LowLevelTransaction? _low;
     private TTransaction? _transaction;
     // The state it reads through: published, or the state after the transaction in flight.
@@ -34,8 +37,12 @@ internal sealed class CommitterMergedTransaction<TTransaction>(TransactionCommit
     {
         _base = state;
         committer.Writer.Reclaim();
-        _low = committer.OpenTransaction(state, _dirty, _freed);
-        _transaction = shell.Wrap(_low);
+        if (_context is null)
+            _context = new ReadContext(committer.OpenTransaction(state, _dirty, _freed), readerSlot: -1);
+        else
+            _context.ReopenForWriting(state);
+        _low = _context.Low;
+        _transaction = shell.Wrap(_context);
     }
 
     public void Rebase()

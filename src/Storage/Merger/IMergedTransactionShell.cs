@@ -8,8 +8,11 @@ namespace Cairn.Merger;
 /// </summary>
 internal interface IMergedTransactionShell<TTransaction> where TTransaction : class
 {
-    /// <summary>A transaction for operations, writing through <paramref name="low"/>; the merger commits and discards it.</summary>
-    TTransaction Wrap(LowLevelTransaction low);
+    /// <summary>
+    /// A transaction for operations, writing through <paramref name="context"/>; the merger commits and discards it. The
+    /// merger keeps each context from transaction to transaction; the context's generation tells one wrapper from the next.
+    /// </summary>
+    TTransaction Wrap(ReadContext context);
 
     /// <summary>The prepare stage's first step: what the operations changed above the page level goes into <paramref name="transaction"/>'s pages.</summary>
     void SaveForCommit(TTransaction transaction);

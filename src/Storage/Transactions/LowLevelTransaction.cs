@@ -78,6 +78,20 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess, IFreeSpacePages
     /// </summary>
     public void Rebase(EnvironmentState published) => _state = published;
 
+    /// <summary>
+    /// Starts the next transaction of a writer that keeps this object from commit to commit (the merger's): on
+    /// <paramref name="state"/>, with nothing dirty. Its dirty-page dictionary and freed list must already be empty
+    /// (committed, published or discarded): they are the same reused collections.
+    /// </summary>
+    public void ReopenForWriting(EnvironmentState state)
+    {
+        EnsureWritable();
+        if (_dirty.Count != 0 || _freed.Count != 0)
+            throw new InvalidOperationException("A write transaction was reopened while its previous changes were still held.");
+        Rebind(state);
+        DirtyPageTotal = 0;
+    }
+
     /// <summary>Moves a reader to a newer state (used when a pooled reader is reused).</summary>
     public void Rebind(EnvironmentState state)
     {

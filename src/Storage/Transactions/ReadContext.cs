@@ -81,6 +81,21 @@ internal sealed class ReadContext(LowLevelTransaction low, int readerSlot, ReadC
         _lastTree = null;
     }
 
+    /// <summary>
+    /// A writer's context kept from transaction to transaction (the merger's): the next transaction on
+    /// <paramref name="state"/>. The previous transaction's handles have expired (its generation ended), so the
+    /// trees it opened are forgotten and the root tree object starts over on the new state.
+    /// </summary>
+    public void ReopenForWriting(EnvironmentState state)
+    {
+        Low.ReopenForWriting(state);
+        Trees.Clear();
+        _root = null;
+        _spareRoot?.StartOverForNextWriter(Low.RootTree);
+        _lastTreeName = null;
+        _lastTree = null;
+    }
+
     /// <summary>Opens a tree by name: the last one, one opened earlier in this state, or a root-tree lookup.</summary>
     public bool TryOpenTree(string name, string dataFilePath, out BTree tree)
     {

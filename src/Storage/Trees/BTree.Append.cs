@@ -6,9 +6,16 @@ namespace Cairn.Trees;
 // search and no slot moves. Pages fill completely because a full right-edge page splits as an append.
 internal sealed unsafe partial class BTree
 {
-    // The right edge as of the last append, reused while nothing else has changed the tree.
-    private TreePath _rightEdge;
-    private long _rightEdgeVersion = -1;
+    // The right edge as of the last append, reused while nothing else has changed the tree. A path is 780 bytes, so
+    // it lives beside the tree, made by the first append: every other tree object (one per tree a transaction or
+    // reader opens) stays small.
+    private RightEdge? _rightEdge;
+
+    private sealed class RightEdge
+    {
+        public TreePath Path;
+        public long Version = -1;
+    }
 
     /// <summary>
     /// Adds an entry whose key is above every key in the tree. Refuses any other key with
@@ -19,10 +26,11 @@ internal sealed unsafe partial class BTree
     {
         ValidateKey(key);
         EnsureWritable();
-        if (_rightEdgeVersion != Version)
-            FindRightEdge();
-        int level = _rightEdge.LeafLevel;
-        long leafPage = _rightEdge.Pages[level];
+        var edge = _rightEdge ??= new RightEdge();
+        if (edge.Version != Version)
+            FindRightEdge(edge);
+        int level = edge.Path.LeafLevel;
+        long leafPage = edge.Path.Pages[level];
         byte* leaf = _pages.GetPage(leafPage);
         int count = TreePage.Count(leaf);
         if (count > 0)
@@ -43,31 +51,32 @@ internal sealed unsafe partial class BTree
             _lastInsertPage = leafPage;
             _lastInsertIndex = count;
             MarkModified();
-            _rightEdgeVersion = Version;
+            edge.Version = Version;
             return;
         }
         // The right edge is the path InsertWithSplit wants: every page on it is its parent's last child, so the
         // split is an append at each level it reaches. The path changes; the next append finds it again.
-        InsertLeafWithSplit(ref _rightEdge, count, key, value, overflowPage, overflow);
+        InsertLeafWithSplit(ref edge.Path, count, key, value, overflowPage, overflow);
         MarkModified();
     }
 
     /// <summary>The path from the root down the last child of every branch to the last leaf.</summary>
-    private void FindRightEdge()
+    private void FindRightEdge(RightEdge edge)
     {
-        _rightEdge.Count = 0;
+        ref TreePath path = ref edge.Path;
+        path.Count = 0;
         long pageNumber = _state.RootPage;
         byte* page = _pages.GetPage(pageNumber);
         while (TreePage.IsBranch(page))
         {
             int last = TreePage.Count(page) - 1;
-            _rightEdge.Push(pageNumber, last);
+            path.Push(pageNumber, last);
             pageNumber = TreePage.BranchChild(page, last);
             page = _pages.GetPage(pageNumber);
         }
         if (!TreePage.IsLeaf(page))
             ThrowNotTreePage(pageNumber, page);
-        _rightEdge.Push(pageNumber, TreePage.Count(page));
-        _rightEdgeVersion = Version;
+        path.Push(pageNumber, TreePage.Count(page));
+        edge.Version = Version;
     }
 }

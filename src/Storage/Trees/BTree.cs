@@ -138,6 +138,18 @@ internal sealed unsafe partial class BTree
         Version++;
     }
 
+    /// <summary>
+    /// The root tree object of a writer's context kept from transaction to transaction (the merger's): the previous
+    /// transaction has ended (committed or discarded, its handles expired), so its object starts over, unmodified, on
+    /// <paramref name="state"/>.
+    /// </summary>
+    internal void StartOverForNextWriter(TreeState state)
+    {
+        _state = state;
+        IsModified = false;
+        Version++;
+    }
+
     private void MarkModified()
     {
         IsModified = true;

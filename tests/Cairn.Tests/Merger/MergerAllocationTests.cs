@@ -36,7 +36,10 @@ public sealed class MergerAllocationTests(ITestOutputHelper output)
 
         // A few bytes of slack for the runtime's own queues; one pooled object missed would be tens of bytes.
         Assert.True(steady.PerOperation < 16, $"{steady.PerOperation:F1} bytes allocated per merged operation (per transaction: {steady.PerTransaction:F0})");
-        Assert.True(steady.PerTransaction < 16 * 1024, $"{steady.PerTransaction:F0} bytes allocated per transaction");
+        // Per transaction: the wrapper handed to operations, the tree objects it opens and the published state (about
+        // 660 bytes). The merger keeps each slot's low-level transaction and read context from commit to commit; when
+        // it made new ones per transaction (issue 29), a transaction cost about 1,350 bytes.
+        Assert.True(steady.PerTransaction < 1024, $"{steady.PerTransaction:F0} bytes allocated per transaction");
     }
 
     private readonly record struct Phase(long Transactions, long Operations, long Bytes);

@@ -1,0 +1,43 @@
+using Cairn.Tests.Support;
+
+namespace Cairn.Tests.Merger;
+
+/// <summary>
+/// The merger keeps each slot's low-level transaction and read context from one merged transaction to the next
+/// (issue 29): a tree an operation kept past its transaction must still fail, not read or write the next one's pages.
+/// </summary>
+public class MergedContextReuseTests
+{
+    [Fact]
+    public async Task A_tree_kept_past_its_merged_transaction_throws_in_a_later_one_and_changes_nothing()
+    {
+        using var dir = new TestDirectory("merger-context-reuse");
+        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path));
+        await env.WriteAsync(0, static (tx, _) => tx.CreateTree("t").Put("a"u8, "1"u8));
+        var kept = await env.WriteAsync(0, static (tx, _) => tx.OpenTree("t"));
+
+        // Each awaited operation is a transaction of its own, on one of the merger's two reused contexts: run
+        // enough that the kept tree's context has served later transactions.
+        for (int i = 0; i < 4; i++)
+        {
+            var error = await env.WriteAsync(kept, static (tx, old) =>
+            {
+                tx.OpenTree("t").Put("b"u8, "2"u8);
+                try
+                {
+                    old.Put("c"u8, "3"u8);
+                    return null;
+                }
+                catch (ObjectDisposedException e)
+                {
+                    return e;
+                }
+            });
+            Assert.NotNull(error);
+        }
+        using var snapshot = env.BeginReadSnapshot();
+        var tree = snapshot.OpenTree("t");
+        Assert.True(tree.TryGet("b"u8, out _));
+        Assert.False(tree.TryGet("c"u8, out _));
+    }
+}

@@ -147,6 +147,7 @@ internal sealed unsafe partial class BTree
     {
         _state = state;
         IsModified = false;
+        _lastInsertPage = NoPage;
         Version++;
     }
 

@@ -1,5 +1,6 @@
 using System.Net;
 using Cairn.Cluster.Node;
+using Cairn.Cluster.Snapshots;
 using Cairn.Cluster.StateMachine;
 using DotNext.Net.Cluster.Consensus.Raft;
 using DotNext.Net.Cluster.Consensus.Raft.Membership;
@@ -20,14 +21,14 @@ namespace Cairn.Cluster;
 /// </summary>
 public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposable
 {
-    private readonly StorageEnvironment environment;
+    private readonly EnvironmentSlot environment;
     private readonly CairnStateMachine stateMachine;
     private readonly WriteAheadLog log;
     private readonly RaftCluster raft;
     private readonly SocketDialler? ownDialler;
     private int disposed;
 
-    private ClusterNode(ClusterNodeOptions options, StorageEnvironment environment, CairnStateMachine stateMachine,
+    private ClusterNode(ClusterNodeOptions options, EnvironmentSlot environment, CairnStateMachine stateMachine,
         WriteAheadLog log, RaftCluster raft, SocketDialler? ownDialler)
     {
         LocalEndPoint = options.LocalEndPoint;
@@ -56,23 +57,31 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
     /// <summary>The last log index whose effects this node's environment holds.</summary>
     public long AppliedIndex => stateMachine.AppliedIndex;
 
+    /// <summary>The log index up to which this node's log may be dropped: its environment is its snapshot up to there (0: none yet).</summary>
+    public long SnapshotIndex => stateMachine.SnapshotIndex;
+
+    /// <summary>Leader snapshots this node installed since it started (for tests and diagnostics).</summary>
+    internal long SnapshotsInstalled => stateMachine.SnapshotsInstalled;
+
     /// <summary>
-    /// Opens the node's environment, replays its log into it (entries the environment already holds are skipped) and
-    /// starts its Raft member.
+    /// Ends a snapshot install a crash interrupted, opens the node's environment, replays the log after its snapshot
+    /// point into it (entries the environment already holds are skipped) and starts its Raft member.
     /// </summary>
     public static async Task<ClusterNode> StartAsync(ClusterNodeOptions options, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
-        var dataPath = Path.Combine(options.DirectoryPath, "data");
-        var storage = options.Storage is { } template ? template with { DirectoryPath = dataPath } : new StorageOptions(dataPath);
-        var environment = StorageEnvironment.Open(storage);
+        var folders = new NodeFolders(options.DirectoryPath) { CrashHook = options.InstallCrashHook };
+        folders.Recover();
+        StorageEnvironment Open(string path) => StorageEnvironment.Open(options.Storage is { } template ? template with { DirectoryPath = path } : new StorageOptions(path));
+        var environment = new EnvironmentSlot(Open(folders.Data));
         WriteAheadLog? log = null;
         RaftCluster? raft = null;
         SocketDialler? ownDialler = null;
         try
         {
-            var stateMachine = new CairnStateMachine(environment, options.SessionCapacity);
+            var stateMachine = new CairnStateMachine(environment, options.SessionCapacity, options.SnapshotInterval,
+                new SnapshotInstaller(folders, environment, Open));
             log = new WriteAheadLog(new WriteAheadLog.Options
             {
                 // DotNext 6.12 checkpoints and flushes on every commit (its FlushInterval and FlushOnCommit are obsolete and fixed).
@@ -91,13 +100,13 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
             if (log is not null)
                 await log.DisposeAsync().ConfigureAwait(false);
             ownDialler?.Dispose();
-            environment.Dispose();
+            await environment.DisposeAsync().ConfigureAwait(false);
             throw;
         }
     }
 
     /// <summary>Checks the node's environment (<see cref="StorageEnvironment.Verify"/>).</summary>
-    public VerificationReport Verify() => environment.Verify();
+    public VerificationReport Verify() => environment.Current.Verify();
 
     /// <summary>A read transaction on the node's environment as it is applied now (no barrier: see <see cref="ReadAsync"/>).</summary>
     public ReadTransaction BeginLocalRead() => environment.BeginRead();

@@ -10,7 +10,10 @@ namespace Cairn.Cluster;
 /// </summary>
 public sealed class ClusterNodeOptions
 {
-    /// <summary>The node's folder: its Cairn environment in <c>data/</c>, its Raft log in <c>raft/</c>.</summary>
+    /// <summary>
+    /// The node's folder: its Cairn environment in <c>data/</c>, its Raft log in <c>raft/</c> (and, while a snapshot
+    /// installs, <c>data.install/</c>, <c>data.retired/</c> and <c>install.ready</c>).
+    /// </summary>
     public required string DirectoryPath { get; init; }
 
     /// <summary>The address this node listens on, which is also its identity in every member's list.</summary>
@@ -40,6 +43,21 @@ public sealed class ClusterNodeOptions
     public int SessionCapacity { get; init; } = 65_536;
 
     /// <summary>
+    /// Log entries between two snapshot points (0: never). Every this many entries the node's snapshot point moves
+    /// to the entry one interval back; DotNext then drops its log up to the point, replays only the entries after it
+    /// at a restart, and sends a follower that needs an earlier entry a backup stream of the environment instead. So
+    /// the log keeps one to two intervals of entries, and a follower up to one interval behind catches up from the log.
+    /// Give every member the same value: the points are kept in the environment, whose dump is then the same on all.
+    /// </summary>
+    public long SnapshotInterval { get; init; } = DefaultSnapshotInterval;
+
+    /// <summary>The default <see cref="SnapshotInterval"/>: 100,000 entries (tens of MB of log for small commands).</summary>
+    public const long DefaultSnapshotInterval = 100_000;
+
+    /// <summary>A test's stand-in for a crash at one step of a snapshot install's folder swap.</summary>
+    internal Action<Snapshots.SwapStep>? InstallCrashHook { get; init; }
+
+    /// <summary>
     /// Settings for the node's Cairn environment; its <see cref="StorageOptions.DirectoryPath"/> is replaced by the
     /// node's <c>data/</c> folder. Null: Cairn's defaults (durable commits).
     /// </summary>
@@ -58,5 +76,6 @@ public sealed class ClusterNodeOptions
         ArgumentOutOfRangeException.ThrowIfLessThan(LowerElectionTimeout, 1);
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(UpperElectionTimeout, LowerElectionTimeout);
         ArgumentOutOfRangeException.ThrowIfLessThan(SessionCapacity, 1);
+        ArgumentOutOfRangeException.ThrowIfNegative(SnapshotInterval);
     }
 }

@@ -1,6 +1,8 @@
 using System.Buffers;
 using System.Buffers.Binary;
 using Cairn.Cluster.Commands;
+using Cairn.Cluster.Snapshots;
+using DotNext.IO;
 using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
 
 namespace Cairn.Cluster.StateMachine;
@@ -9,9 +11,10 @@ namespace Cairn.Cluster.StateMachine;
 /// A node's Cairn environment as DotNext's state machine. Each committed log entry is applied in one Cairn write
 /// transaction that also stores the entry's index (<see cref="ClusterTrees.Applied"/>) and the client's session
 /// (<see cref="SessionTable"/>), so after a crash the environment holds an entry's effects exactly when it holds its
-/// index, and a replayed entry at or below that index is skipped. It reports no snapshot, so DotNext's log keeps
-/// every entry and replays from the start after a restart (docs/decisions.md, issue 28, K, says why and what a
-/// snapshot would need).
+/// index, and a replayed entry at or below that index is skipped. Its snapshot is the environment itself at a
+/// snapshot point the apply transactions move every <c>snapshotInterval</c> entries (<see cref="SnapshotSchedule"/>):
+/// DotNext drops the log up to it, replays only what follows after a restart, and sends a follower too far behind a
+/// backup stream of the environment, which <see cref="SnapshotInstaller"/> installs (docs/cluster.md, "Snapshots").
 /// </summary>
 internal sealed class CairnStateMachine : IStateMachine
 {
@@ -20,20 +23,52 @@ internal sealed class CairnStateMachine : IStateMachine
 
     private static readonly byte[] AppliedKey = "index"u8.ToArray();
     private readonly int sessionCapacity;
+    private readonly long snapshotInterval;
+    private readonly EnvironmentSlot slot;
+    private readonly SnapshotInstaller? installer;
     private long appliedIndex; // written only by ApplyAsync, which DotNext never runs concurrently; read by any thread
     private long appliedTerm; // the same; in memory only (0 after a restart until an entry is applied)
+    private long entriesFromLog; // the same: entries DotNext handed to ApplyAsync since this process started
+    private long snapshotsInstalled; // the same
+    private volatile EnvironmentSnapshot? snapshot; // replaced by ApplyAsync when the point moves; read by DotNext's threads
 
-    public CairnStateMachine(StorageEnvironment environment, int sessionCapacity = DefaultSessionCapacity)
+    /// <summary>A state machine over an environment that takes snapshots but cannot install one (no node folders).</summary>
+    public CairnStateMachine(StorageEnvironment environment, int sessionCapacity = DefaultSessionCapacity, long snapshotInterval = 0)
+        : this(new EnvironmentSlot(environment ?? throw new ArgumentNullException(nameof(environment))), sessionCapacity, snapshotInterval, null)
     {
-        ArgumentNullException.ThrowIfNull(environment);
-        ArgumentOutOfRangeException.ThrowIfLessThan(sessionCapacity, 1);
-        Environment = environment;
-        this.sessionCapacity = sessionCapacity;
-        appliedIndex = ReadAppliedIndex(environment);
     }
 
-    /// <summary>The environment the entries are applied to; read it, never write it.</summary>
-    public StorageEnvironment Environment { get; }
+    /// <param name="slot">The node's environment, which <paramref name="installer"/> replaces when it installs a snapshot.</param>
+    /// <param name="sessionCapacity">The bound on the dedup table, in client sessions.</param>
+    /// <param name="snapshotInterval">Entries between snapshot points (0: never take a snapshot).</param>
+    /// <param name="installer">Installs a leader's snapshot; null refuses them.</param>
+    internal CairnStateMachine(EnvironmentSlot slot, int sessionCapacity, long snapshotInterval, SnapshotInstaller? installer)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(sessionCapacity, 1);
+        ArgumentOutOfRangeException.ThrowIfNegative(snapshotInterval);
+        this.slot = slot;
+        this.sessionCapacity = sessionCapacity;
+        this.snapshotInterval = snapshotInterval;
+        this.installer = installer;
+        var environment = slot.Current;
+        appliedIndex = ReadAppliedIndex(environment);
+        snapshot = Snapshot(SnapshotSchedule.Read(environment));
+    }
+
+    /// <summary>The environment the entries are applied to now (an install replaces it); read it, never write it.</summary>
+    public StorageEnvironment Environment => slot.Current;
+
+    /// <summary>The node's environment, through which reads begin (they wait out an install).</summary>
+    internal EnvironmentSlot Slot => slot;
+
+    /// <summary>The log index up to which DotNext may drop its log (0: none yet).</summary>
+    public long SnapshotIndex => snapshot?.Index ?? 0;
+
+    /// <summary>How many entries DotNext's log handed to this state machine since it was made (a restart's replay included).</summary>
+    public long EntriesFromLog => Volatile.Read(ref entriesFromLog);
+
+    /// <summary>How many leader snapshots this state machine installed since it was made.</summary>
+    public long SnapshotsInstalled => Volatile.Read(ref snapshotsInstalled);
 
     /// <summary>The last log index whose effects the environment holds.</summary>
     public long AppliedIndex => Volatile.Read(ref appliedIndex);
@@ -45,21 +80,20 @@ internal sealed class CairnStateMachine : IStateMachine
     /// </summary>
     public long AppliedTerm => Volatile.Read(ref appliedTerm);
 
-    ISnapshot? ISnapshotManager.Snapshot => null;
+    ISnapshot? ISnapshotManager.Snapshot => snapshot;
 
+    // The snapshot is the live environment: no older version is kept on disk to reclaim.
     ValueTask ISnapshotManager.ReclaimGarbageAsync(long watermark, CancellationToken token) => ValueTask.CompletedTask;
 
     public async ValueTask<long> ApplyAsync(LogEntry entry, CancellationToken token)
     {
+        Interlocked.Increment(ref entriesFromLog);
         if (entry.IsSnapshot)
-        {
-            // This state machine never reports a snapshot, so no leader of this build sends one.
-            throw new CorruptCommandException(entry.Index, 0, "a snapshot entry; installing snapshots is not built yet");
-        }
+            return await InstallAsync(entry, entry.Index, entry.Term, token).ConfigureAwait(false);
 
         var payload = !entry.IsConfiguration && entry.TryGetPayload(out var bytes) ? bytes : ReadOnlySequence<byte>.Empty;
         var waiter = entry.Context as ApplyWaiter;
-        var outcome = await ApplyAsync(entry.Index, payload, waiter?.Expected, token).ConfigureAwait(false);
+        var outcome = await ApplyAsync(entry.Index, payload, waiter?.Expected, token, entry.Term).ConfigureAwait(false);
         Volatile.Write(ref appliedTerm, long.Max(appliedTerm, entry.Term));
         waiter?.TrySetResult(outcome);
         return entry.Index;
@@ -70,25 +104,44 @@ internal sealed class CairnStateMachine : IStateMachine
     /// <param name="payload">The entry's bytes.</param>
     /// <param name="expected">The command a waiting writer appended at this index, to tell it if another took its place.</param>
     /// <param name="token">Cancels the wait for the environment's writer.</param>
-    internal async ValueTask<ApplyOutcome> ApplyAsync(long index, ReadOnlySequence<byte> payload, OperationId? expected, CancellationToken token)
+    /// <param name="term">The entry's term, which a snapshot point at this entry records (0 for an entry outside any log).</param>
+    internal async ValueTask<ApplyOutcome> ApplyAsync(long index, ReadOnlySequence<byte> payload, OperationId? expected, CancellationToken token, long term = 0)
     {
         if (index <= AppliedIndex)
             return new ApplyOutcome(ApplyStatus.AlreadyApplied, 0);
         var command = payload.IsEmpty ? null : CommandCodec.Decode(payload.IsSingleSegment ? payload.FirstSpan : payload.ToArray(), index);
-        var state = (Machine: this, Index: index, Command: command);
-        var outcome = await Environment.WriteAsync(state, static (transaction, s) => s.Machine.Apply(transaction, s.Index, s.Command), token)
+        var state = (Machine: this, Index: index, Term: term, Command: command);
+        var (outcome, moved) = await slot.Current.WriteAsync(state, static (transaction, s) => s.Machine.Apply(transaction, s.Index, s.Term, s.Command), token)
             .ConfigureAwait(false);
         if (outcome.Status != ApplyStatus.AlreadyApplied)
             Volatile.Write(ref appliedIndex, index);
+        // Published once its transaction is durable (merged writes always are), so DotNext never drops an entry the environment could lose.
+        if (moved is { } point)
+            snapshot = Snapshot(point);
         return expected is { } id && command?.Id != id ? new ApplyOutcome(ApplyStatus.Replaced, 0) : outcome;
     }
 
-    /// <summary>One entry's transaction: the skip guard, the dedup check, the effects, the applied index.</summary>
-    private ApplyOutcome Apply(WriteTransaction transaction, long index, ClusterCommand? command)
+    /// <summary>
+    /// Installs a leader's snapshot that covers <paramref name="index"/> (of <paramref name="term"/>) in place of the
+    /// environment; the node then reports that point as its snapshot, exactly as DotNext recorded it.
+    /// </summary>
+    internal async ValueTask<long> InstallAsync(IDataTransferObject received, long index, long term, CancellationToken token)
+    {
+        if (installer is null)
+            throw new CorruptSnapshotException(index, -1, "this state machine has no node folders to install a snapshot into");
+        var applied = await installer.InstallAsync(received, index, token).ConfigureAwait(false);
+        Volatile.Write(ref appliedIndex, applied);
+        snapshot = Snapshot(new SnapshotPoint(index, term));
+        Interlocked.Increment(ref snapshotsInstalled);
+        return index;
+    }
+
+    /// <summary>One entry's transaction: the skip guard, the dedup check, the effects, the applied index, the snapshot point.</summary>
+    private (ApplyOutcome Outcome, SnapshotPoint? Moved) Apply(WriteTransaction transaction, long index, long term, ClusterCommand? command)
     {
         var applied = transaction.CreateTree(ClusterTrees.Applied);
         if (index <= ReadIndex(applied))
-            return new ApplyOutcome(ApplyStatus.AlreadyApplied, 0);
+            return (new ApplyOutcome(ApplyStatus.AlreadyApplied, 0), null);
 
         var outcome = new ApplyOutcome(ApplyStatus.NoOp, index);
         if (command is not null)
@@ -113,10 +166,12 @@ internal sealed class CairnStateMachine : IStateMachine
         Span<byte> value = stackalloc byte[8];
         BinaryPrimitives.WriteInt64LittleEndian(value, index);
         applied.Put(AppliedKey, value);
-        return outcome;
+        return (outcome, SnapshotSchedule.Advance(applied, index, term, snapshotInterval));
     }
 
-    private static long ReadAppliedIndex(StorageEnvironment environment)
+    private EnvironmentSnapshot? Snapshot(SnapshotPoint point) => point.IsNone ? null : new EnvironmentSnapshot(slot, point);
+
+    internal static long ReadAppliedIndex(StorageEnvironment environment)
     {
         using var read = environment.BeginRead();
         return read.TryOpenTree(ClusterTrees.Applied, out var tree) ? ReadIndex(tree) : 0;

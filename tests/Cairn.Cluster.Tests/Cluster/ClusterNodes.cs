@@ -18,12 +18,14 @@ internal sealed class ClusterNodes : IAsyncDisposable
     private readonly TestDirectory directory;
     private readonly EndPoint[] members;
     private readonly ClusterNode?[] nodes;
+    private readonly long snapshotInterval;
     private readonly SocketTransportFactory transport = new(Options.Create(new SocketTransportOptions()), NullLoggerFactory.Instance);
     private readonly SocketConnectionContextFactory contexts = new(new SocketConnectionFactoryOptions(), NullLogger.Instance);
 
-    private ClusterNodes(TestDirectory directory, EndPoint[] members, NemesisNetwork network)
+    private ClusterNodes(TestDirectory directory, EndPoint[] members, NemesisNetwork network, long snapshotInterval)
     {
         this.directory = directory;
+        this.snapshotInterval = snapshotInterval;
         this.members = members;
         nodes = new ClusterNode?[members.Length];
         Network = network;
@@ -38,7 +40,7 @@ internal sealed class ClusterNodes : IAsyncDisposable
     /// <summary>Every node, as a client sees them (a stopped node's connection throws <see cref="ObjectDisposedException"/>).</summary>
     public IReadOnlyList<IClusterNodeConnection> Connections => Enumerable.Range(0, Count).Select(i => (IClusterNodeConnection)new NodeSlot(this, i)).ToArray();
 
-    public static async Task<ClusterNodes> StartAsync(int count, string name)
+    public static async Task<ClusterNodes> StartAsync(int count, string name, long snapshotInterval = ClusterNodeOptions.DefaultSnapshotInterval)
     {
         var directory = new TestDirectory(name);
         var transport = new SocketTransportFactory(Options.Create(new SocketTransportOptions()), NullLoggerFactory.Instance);
@@ -46,7 +48,7 @@ internal sealed class ClusterNodes : IAsyncDisposable
         for (var i = 0; i < count; i++)
             listeners[i] = new PreboundListenerFactory(await transport.BindAsync(new IPEndPoint(IPAddress.Loopback, 0)));
         var members = listeners.Select(listener => listener.EndPoint).ToArray();
-        var started = new ClusterNodes(directory, members, new NemesisNetwork(members));
+        var started = new ClusterNodes(directory, members, new NemesisNetwork(members), snapshotInterval);
         try
         {
             await Task.WhenAll(Enumerable.Range(0, count).Select(i => started.StartNodeAsync(i, listeners[i])));
@@ -152,6 +154,7 @@ internal sealed class ClusterNodes : IAsyncDisposable
             // Longer than DotNext's 150-300 ms so that two loaded cores do not keep elections failing (see RaftNodes).
             LowerElectionTimeout = 500,
             UpperElectionTimeout = 1000,
+            SnapshotInterval = snapshotInterval,
         };
         try
         {

@@ -1,0 +1,68 @@
+using System.IO.Pipelines;
+using DotNext.IO;
+using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
+
+namespace Cairn.Cluster.Snapshots;
+
+/// <summary>
+/// A node's snapshot as DotNext sees it: the point (<see cref="Index"/>, <see cref="Term"/>) the environment durably
+/// covers, and, when a follower needs it, a Cairn backup stream of the environment taken at that moment
+/// (<see cref="EnvironmentBackup.Backup(StorageEnvironment, Stream, BackupOptions?, CancellationToken)"/>). The stream
+/// holds at least every entry up to <see cref="Index"/>, often more: the follower's skip guard passes over the entries
+/// it then receives that its environment already holds. Each send takes a fresh backup, so nothing is kept on disk.
+/// </summary>
+internal sealed class EnvironmentSnapshot(EnvironmentSlot environment, SnapshotPoint point) : ISnapshot
+{
+    /// <summary>How many bytes of the backup may wait in memory for the network.</summary>
+    private const long PipeBytes = 4 << 20;
+
+    public long Index => point.Index;
+
+    public long Term => point.Term;
+
+    public DateTimeOffset Timestamp { get; } = DateTimeOffset.UtcNow;
+
+    public bool IsReusable => true;
+
+    public long? Length => null;
+
+    public async ValueTask WriteToAsync<TWriter>(TWriter writer, CancellationToken token)
+        where TWriter : IAsyncBinaryWriter
+    {
+        var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: PipeBytes, resumeWriterThreshold: PipeBytes / 2));
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(token);
+        var source = environment.Current;
+        // Backup writes synchronously; it gets its own thread and the pipe carries its bytes to the async writer.
+        var backup = Task.Factory.StartNew(() => BackUp(source, pipe.Writer, stop.Token), stop.Token,
+            TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        try
+        {
+            await writer.CopyFromAsync(pipe.Reader, null, token).ConfigureAwait(false);
+        }
+        catch
+        {
+            await stop.CancelAsync().ConfigureAwait(false);
+            await pipe.Reader.CompleteAsync().ConfigureAwait(false);
+            await backup.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            throw;
+        }
+
+        await pipe.Reader.CompleteAsync().ConfigureAwait(false);
+        await backup.ConfigureAwait(false);
+    }
+
+    private static void BackUp(StorageEnvironment source, PipeWriter output, CancellationToken token)
+    {
+        try
+        {
+            using (var stream = output.AsStream(leaveOpen: true))
+                source.Backup(stream, null, token);
+            output.Complete();
+        }
+        catch (Exception e)
+        {
+            output.Complete(e);
+            throw;
+        }
+    }
+}

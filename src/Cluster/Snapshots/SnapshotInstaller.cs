@@ -1,0 +1,112 @@
+using System.IO.Pipelines;
+using Cairn.Cluster.StateMachine;
+using DotNext.IO;
+using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
+
+namespace Cairn.Cluster.Snapshots;
+
+/// <summary>
+/// Installs a leader's snapshot (a Cairn backup stream) on a follower: restores it into
+/// <see cref="NodeFolders.Install"/> as it arrives (every checksum checked, the folder appearing only when the
+/// whole stream was read), opens it to check that it holds the snapshot's index, then swaps it for the node's
+/// environment (<see cref="NodeFolders.Swap"/>). Anything wrong before the swap leaves the node as it was and throws
+/// <see cref="CorruptSnapshotException"/>.
+/// </summary>
+internal sealed class SnapshotInstaller(NodeFolders folders, EnvironmentSlot slot, Func<string, StorageEnvironment> open)
+{
+    private const long PipeBytes = 4 << 20;
+    private const int CopyBufferBytes = 64 << 10;
+
+    /// <summary>Installs the snapshot <paramref name="snapshot"/> claims covers <paramref name="index"/>; returns the applied index the new environment holds.</summary>
+    public async Task<long> InstallAsync(IDataTransferObject snapshot, long index, CancellationToken token)
+    {
+        folders.DiscardInstall();
+        await ReceiveAsync(snapshot, index, token).ConfigureAwait(false);
+        var applied = Validate(index);
+        await slot.ReplaceAsync(
+            () =>
+            {
+                folders.Swap();
+                return open(folders.Data);
+            },
+            () =>
+            {
+                folders.Recover();
+                return open(folders.Data);
+            }).ConfigureAwait(false);
+        return applied;
+    }
+
+    /// <summary>Restores the stream into the install folder while it arrives (restore reads synchronously, on its own thread).</summary>
+    private async Task ReceiveAsync(IDataTransferObject snapshot, long index, CancellationToken token)
+    {
+        var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: PipeBytes, resumeWriterThreshold: PipeBytes / 2));
+        var restore = Task.Factory.StartNew(() => Restore(pipe.Reader, token), token, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        Exception? receiving = null;
+        try
+        {
+            await using var input = pipe.Writer.AsStream(leaveOpen: true);
+            await snapshot.WriteToAsync(IAsyncBinaryWriter.Create(input, new byte[CopyBufferBytes]), token).ConfigureAwait(false);
+        }
+        catch (Exception e)
+        {
+            receiving = e;
+        }
+
+        await pipe.Writer.CompleteAsync(receiving).ConfigureAwait(false);
+        try
+        {
+            await restore.ConfigureAwait(false);
+        }
+        catch (StorageFormatException e)
+        {
+            folders.DiscardInstall();
+            throw new CorruptSnapshotException(index, e.Offset, e.Message, e);
+        }
+        catch
+        {
+            folders.DiscardInstall();
+            throw;
+        }
+    }
+
+    private void Restore(PipeReader input, CancellationToken token)
+    {
+        try
+        {
+            using (var stream = input.AsStream(leaveOpen: true))
+                EnvironmentBackup.Restore(stream, folders.Install, null, token);
+            input.Complete();
+        }
+        catch (Exception e)
+        {
+            // The sender may still be writing: a completed reader lets its writes through instead of blocking them.
+            input.Complete(e);
+            throw;
+        }
+    }
+
+    /// <summary>Opens the restored environment (its recovery is the check that it opens) and reads the index it holds.</summary>
+    private long Validate(long index)
+    {
+        long applied;
+        try
+        {
+            using var restored = open(folders.Install);
+            applied = CairnStateMachine.ReadAppliedIndex(restored);
+        }
+        catch (StorageFormatException e)
+        {
+            folders.DiscardInstall();
+            throw new CorruptSnapshotException(index, e.Offset, $"the restored environment does not open: {e.Message}", e);
+        }
+
+        if (applied < index)
+        {
+            folders.DiscardInstall();
+            throw new CorruptSnapshotException(index, -1, $"the environment it holds has applied only up to index {applied}");
+        }
+
+        return applied;
+    }
+}

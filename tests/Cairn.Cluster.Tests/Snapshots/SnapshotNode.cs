@@ -1,0 +1,82 @@
+using System.Buffers;
+using System.Text;
+using Cairn.Cluster.Commands;
+using Cairn.Cluster.Snapshots;
+using Cairn.Cluster.StateMachine;
+using DotNext.IO;
+using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
+
+namespace Cairn.Cluster.Tests.Snapshots;
+
+/// <summary>
+/// One node's folder as <see cref="ClusterNode"/> lays it out (environment in <c>data/</c>), with its state machine
+/// able to take and install snapshots, without Raft: the tests drive entries and snapshots by hand.
+/// </summary>
+internal sealed class SnapshotNode : IAsyncDisposable
+{
+    public const string Tree = "t";
+
+    public SnapshotNode(string directory, long snapshotInterval, Action<SwapStep>? crashHook = null)
+    {
+        Directory = directory;
+        Folders = new NodeFolders(directory) { CrashHook = crashHook };
+        Folders.Recover();
+        Slot = new EnvironmentSlot(Open(Folders.Data));
+        Machine = new CairnStateMachine(Slot, CairnStateMachine.DefaultSessionCapacity, snapshotInterval, new SnapshotInstaller(Folders, Slot, Open));
+    }
+
+    public string Directory { get; }
+
+    public NodeFolders Folders { get; }
+
+    public EnvironmentSlot Slot { get; }
+
+    public CairnStateMachine Machine { get; }
+
+    public static StorageEnvironment Open(string path) => StorageEnvironment.Open(new StorageOptions(path));
+
+    /// <summary>Applies entries <paramref name="first"/>..<paramref name="last"/> of term 1, each one client write putting key i.</summary>
+    public async Task ApplyAsync(long first, long last, Guid client, int valueBytes = 100)
+    {
+        for (var index = first; index <= last; index++)
+            await Machine.ApplyAsync(index, Put(client, index, valueBytes), null, default, term: 1);
+    }
+
+    public static ReadOnlySequence<byte> Put(Guid client, long index, int valueBytes = 100)
+        => new(CommandCodec.Encode(new ClusterCommand(new OperationId(client, index), Tree,
+            [ClusterOperation.Put(BitConverter.GetBytes(index), Enumerable.Repeat((byte)index, valueBytes).ToArray())])));
+
+    /// <summary>The bytes this node's snapshot sends a follower now.</summary>
+    public async Task<byte[]> SnapshotBytesAsync()
+    {
+        var snapshot = ((ISnapshotManager)Machine).Snapshot ?? throw new InvalidOperationException("No snapshot yet.");
+        using var bytes = new MemoryStream();
+        await snapshot.WriteToAsync(IAsyncBinaryWriter.Create(bytes, new byte[4096]), default);
+        return bytes.ToArray();
+    }
+
+    public Task<long> InstallAsync(byte[] snapshot, long index, long term = 1)
+        => Machine.InstallAsync(new BinaryTransferObject(snapshot), index, term, default).AsTask();
+
+    public string Dump()
+    {
+        using var read = Slot.BeginRead();
+        return DumpOf(read);
+    }
+
+    /// <summary>Every tree's keys and values, the cluster's own included, as text.</summary>
+    public static string DumpOf(ReadTransaction read)
+    {
+        var text = new StringBuilder();
+        foreach (var name in read.GetTreeNames().Order(StringComparer.Ordinal))
+        {
+            using var cursor = read.OpenTree(name).CreateCursor();
+            for (var more = cursor.SeekFirst(); more; more = cursor.MoveNext())
+                text.Append(name).Append(' ').Append(Convert.ToHexString(cursor.Key)).Append('=').AppendLine(Convert.ToHexString(cursor.Value));
+        }
+
+        return text.ToString();
+    }
+
+    public ValueTask DisposeAsync() => Slot.DisposeAsync();
+}

@@ -13,9 +13,6 @@ namespace Cairn.Cluster.Snapshots;
 /// </summary>
 internal sealed class EnvironmentSnapshot(EnvironmentSlot environment, SnapshotPoint point) : ISnapshot
 {
-    /// <summary>How many bytes of the backup may wait in memory for the network.</summary>
-    private const long PipeBytes = 4 << 20;
-
     public long Index => point.Index;
 
     public long Term => point.Term;
@@ -29,7 +26,7 @@ internal sealed class EnvironmentSnapshot(EnvironmentSlot environment, SnapshotP
     public async ValueTask WriteToAsync<TWriter>(TWriter writer, CancellationToken token)
         where TWriter : IAsyncBinaryWriter
     {
-        var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: PipeBytes, resumeWriterThreshold: PipeBytes / 2));
+        var pipe = new Pipe(PipeSink.Options);
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(token);
         var source = environment.Current;
         // Backup writes synchronously; it gets its own thread and the pipe carries its bytes to the async writer.

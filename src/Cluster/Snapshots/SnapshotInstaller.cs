@@ -14,8 +14,6 @@ namespace Cairn.Cluster.Snapshots;
 /// </summary>
 internal sealed class SnapshotInstaller(NodeFolders folders, EnvironmentSlot slot, Func<string, StorageEnvironment> open)
 {
-    private const long PipeBytes = 4 << 20;
-    private const int CopyBufferBytes = 64 << 10;
 
     /// <summary>Installs the snapshot <paramref name="snapshot"/> claims covers <paramref name="index"/>; returns the applied index the new environment holds.</summary>
     public async Task<long> InstallAsync(IDataTransferObject snapshot, long index, CancellationToken token)
@@ -40,13 +38,14 @@ internal sealed class SnapshotInstaller(NodeFolders folders, EnvironmentSlot slo
     /// <summary>Restores the stream into the install folder while it arrives (restore reads synchronously, on its own thread).</summary>
     private async Task ReceiveAsync(IDataTransferObject snapshot, long index, CancellationToken token)
     {
-        var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: PipeBytes, resumeWriterThreshold: PipeBytes / 2));
+        var pipe = new Pipe(PipeSink.Options);
         var restore = Task.Factory.StartNew(() => Restore(pipe.Reader, token), token, TaskCreationOptions.LongRunning, TaskScheduler.Default);
         Exception? receiving = null;
         try
         {
-            await using var input = pipe.Writer.AsStream(leaveOpen: true);
-            await snapshot.WriteToAsync(IAsyncBinaryWriter.Create(input, new byte[CopyBufferBytes]), token).ConfigureAwait(false);
+            var sink = new PipeSink(pipe.Writer);
+            await snapshot.WriteToAsync(sink, token).ConfigureAwait(false);
+            await sink.FlushAsync(token).ConfigureAwait(false);
         }
         catch (Exception e)
         {

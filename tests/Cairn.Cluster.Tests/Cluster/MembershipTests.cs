@@ -1,4 +1,4 @@
-using System.Text;
+using System.Net;
 using Cairn.Cluster.Tests.Linearizability;
 using Cairn.Cluster.Tests.Nemesis;
 
@@ -118,6 +118,11 @@ public sealed class MembershipTests
         var removed = await Assert.ThrowsAsync<MemberIdInUseException>(() => cluster[leader].AddMemberAsync(cluster.Address(dead)));
         Assert.True(removed.WasRemoved);
         await Assert.ThrowsAsync<NotClusterLeaderException>(() => cluster[members.First(i => i != leader)].AddMemberAsync(cluster.Address(dead)));
+        // A node nobody can reach never catches up: refused, nothing changed.
+        var unreachable = new IPEndPoint(IPAddress.Loopback, 9);
+        var refused = await Assert.ThrowsAsync<MembershipChangeException>(() => cluster[leader].AddMemberAsync(unreachable, Eventually.Deadline()));
+        Assert.True(refused.OutcomeKnown);
+        Assert.Equal(members, cluster.SlotsOf(cluster[leader].Members));
         await load.StopAsync();
         AssertLinearizable(load);
 
@@ -138,6 +143,18 @@ public sealed class MembershipTests
         }
 
         Assert.True((await Assert.ThrowsAsync<MemberIdInUseException>(() => cluster[leader].AddMemberAsync(cluster.Address(dead)))).WasRemoved);
+        cluster.AssertConvergedAndVerified(members);
+
+        // The removed node comes back with its old folder (which still lists it): the members neither vote for it
+        // nor take it back, and go on committing.
+        await cluster.RestartAsync(dead);
+        leader = await cluster.LeaderOfAsync(members);
+        var later = await cluster[leader].WriteAsync(new ClusterCommand(new OperationId(Guid.NewGuid(), 1), Tree,
+            [ClusterOperation.Put("after"u8.ToArray(), "comeback"u8.ToArray())]), Eventually.Deadline());
+        await cluster.ConvergedAsync(members, later.LogIndex);
+        Assert.False(cluster[dead].IsLeader);
+        foreach (var node in members)
+            Assert.Equal(members, cluster.SlotsOf(cluster[node].Members));
         cluster.AssertConvergedAndVerified(members);
     }
 

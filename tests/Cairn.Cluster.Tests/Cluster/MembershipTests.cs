@@ -49,9 +49,7 @@ public sealed class MembershipTests
             await cluster.StopAsync(node);
         int[] remaining = [.. everyone.Except(stopped)];
         var newLeader = await cluster.LeaderOfAsync(remaining);
-        var write = await cluster[newLeader].WriteAsync(new ClusterCommand(new OperationId(Guid.NewGuid(), 1), Tree,
-            [ClusterOperation.Put("after"u8.ToArray(), "stop"u8.ToArray())]), Eventually.Deadline());
-        await cluster.ConvergedAsync(remaining, write.LogIndex);
+        await WriteThenConvergeAsync(cluster, newLeader, remaining, "stop");
         cluster.AssertConvergedAndVerified(remaining);
     }
 
@@ -132,9 +130,7 @@ public sealed class MembershipTests
         foreach (var node in members)
             await cluster.RestartAsync(node);
         leader = await cluster.LeaderOfAsync(members);
-        var write = await cluster[leader].WriteAsync(new ClusterCommand(new OperationId(Guid.NewGuid(), 1), Tree,
-            [ClusterOperation.Put("after"u8.ToArray(), "restart"u8.ToArray())]), Eventually.Deadline());
-        await cluster.ConvergedAsync(members, write.LogIndex);
+        await WriteThenConvergeAsync(cluster, leader, members, "restart");
         foreach (var node in members)
         {
             Assert.Equal(members, cluster.SlotsOf(cluster[node].Members));
@@ -149,9 +145,7 @@ public sealed class MembershipTests
         // nor take it back, and go on committing.
         await cluster.RestartAsync(dead);
         leader = await cluster.LeaderOfAsync(members);
-        var later = await cluster[leader].WriteAsync(new ClusterCommand(new OperationId(Guid.NewGuid(), 1), Tree,
-            [ClusterOperation.Put("after"u8.ToArray(), "comeback"u8.ToArray())]), Eventually.Deadline());
-        await cluster.ConvergedAsync(members, later.LogIndex);
+        await WriteThenConvergeAsync(cluster, leader, members, "comeback");
         Assert.False(cluster[dead].IsLeader);
         foreach (var node in members)
             Assert.Equal(members, cluster.SlotsOf(cluster[node].Members));
@@ -166,6 +160,14 @@ public sealed class MembershipTests
         Assert.Contains(cluster.Address(joining), cluster[leader].Members);
         await Eventually.HoldsAsync(() => cluster[joining].Members.Contains(cluster.Address(joining)),
             () => $"node {joining} does not know it was added: {cluster.Describe()}");
+    }
+
+    /// <summary>One write on <paramref name="leader"/>, then waits until every node of <paramref name="group"/> has applied it.</summary>
+    private static async Task WriteThenConvergeAsync(ClusterNodes cluster, int leader, int[] group, string value)
+    {
+        var write = await cluster[leader].WriteAsync(new ClusterCommand(new OperationId(Guid.NewGuid(), 1), Tree,
+            [ClusterOperation.Put("after"u8.ToArray(), System.Text.Encoding.UTF8.GetBytes(value))]), Eventually.Deadline());
+        await cluster.ConvergedAsync(group, write.LogIndex);
     }
 
     private static void AssertLinearizable(SteadyWriters load)

@@ -1,9 +1,9 @@
 using System.Net;
+using Cairn.Cluster.Membership;
 using Cairn.Cluster.Node;
 using Cairn.Cluster.Snapshots;
 using Cairn.Cluster.StateMachine;
 using DotNext.Net.Cluster.Consensus.Raft;
-using DotNext.Net.Cluster.Consensus.Raft.Membership;
 using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
@@ -25,17 +25,19 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
     private readonly CairnStateMachine stateMachine;
     private readonly WriteAheadLog log;
     private readonly RaftCluster raft;
+    private readonly MembershipStore membership;
     private readonly SocketDialler? ownDialler;
     private int disposed;
 
     private ClusterNode(ClusterNodeOptions options, EnvironmentSlot environment, CairnStateMachine stateMachine,
-        WriteAheadLog log, RaftCluster raft, SocketDialler? ownDialler)
+        WriteAheadLog log, RaftCluster raft, MembershipStore membership, SocketDialler? ownDialler)
     {
         LocalEndPoint = options.LocalEndPoint;
         this.environment = environment;
         this.stateMachine = stateMachine;
         this.log = log;
         this.raft = raft;
+        this.membership = membership;
         this.ownDialler = ownDialler;
     }
 
@@ -74,7 +76,18 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         var folders = new NodeFolders(options.DirectoryPath) { CrashHook = options.InstallCrashHook };
         folders.Recover();
         StorageEnvironment Open(string path) => StorageEnvironment.Open(options.Storage is { } template ? template with { DirectoryPath = path } : new StorageOptions(path));
-        var environment = new EnvironmentSlot(Open(folders.Data));
+        var membership = MembershipStore.Open(options.DirectoryPath, options.Members);
+        EnvironmentSlot environment;
+        try
+        {
+            environment = new EnvironmentSlot(Open(folders.Data));
+        }
+        catch
+        {
+            membership.Dispose();
+            throw;
+        }
+
         WriteAheadLog? log = null;
         RaftCluster? raft = null;
         SocketDialler? ownDialler = null;
@@ -86,12 +99,17 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
             {
                 // DotNext 6.12 checkpoints and flushes on every commit (its FlushInterval and FlushOnCommit are obsolete and fixed).
                 Location = Path.Combine(options.DirectoryPath, "raft"),
-            }, stateMachine);
+            }, stateMachine)
+            {
+                // Set before the replay, so a configuration entry committed before a crash reaches the store again
+                // (it refuses versions it holds) instead of the state machine.
+                ConfigurationStorage = membership,
+            };
             await log.InitializeAsync(cancellationToken).ConfigureAwait(false);
             IConnectionFactory dialler = options.Dialler ?? (ownDialler = new SocketDialler());
-            raft = new RaftCluster(Configure(options, dialler)) { AuditTrail = log };
+            raft = new RaftCluster(Configure(options, dialler, membership)) { AuditTrail = log };
             await raft.StartAsync(cancellationToken).ConfigureAwait(false);
-            return new ClusterNode(options, environment, stateMachine, log, raft, ownDialler);
+            return new ClusterNode(options, environment, stateMachine, log, raft, membership, ownDialler);
         }
         catch
         {
@@ -101,6 +119,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
                 await log.DisposeAsync().ConfigureAwait(false);
             ownDialler?.Dispose();
             await environment.DisposeAsync().ConfigureAwait(false);
+            membership.Dispose();
             throw;
         }
     }
@@ -121,27 +140,21 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         await log.DisposeAsync().ConfigureAwait(false);
         ownDialler?.Dispose();
         await environment.DisposeAsync().ConfigureAwait(false);
+        membership.Dispose();
     }
 
-    private static RaftCluster.CustomTransportConfiguration Configure(ClusterNodeOptions options, IConnectionFactory dialler)
+    private static RaftCluster.CustomTransportConfiguration Configure(ClusterNodeOptions options, IConnectionFactory dialler, MembershipStore membership)
     {
         var listener = options.Listener
             ?? new SocketTransportFactory(Options.Create(new SocketTransportOptions()), NullLoggerFactory.Instance);
-        var configuration = new RaftCluster.CustomTransportConfiguration(options.LocalEndPoint, listener, dialler)
+        return new RaftCluster.CustomTransportConfiguration(options.LocalEndPoint, listener, dialler)
         {
-            // A fixed membership: every node starts knowing all of them, none bootstraps alone.
+            // The membership is the store's: the founding members, or none for a node waiting to be added (it
+            // stands by until a configuration naming it commits); never a cluster of one bootstrapped alone.
             ColdStart = false,
-            ConfigurationStorage = null,
+            ConfigurationStorage = membership,
             LowerElectionTimeout = options.LowerElectionTimeout,
             UpperElectionTimeout = options.UpperElectionTimeout,
         };
-        // Left null above, DotNext makes an in-memory configuration storage, seeded here before the node starts.
-        var storage = configuration.ConfigurationStorage as InMemoryClusterConfigurationStorage<EndPoint>
-            ?? throw new NotSupportedException("This DotNext version gives no in-memory configuration storage for null; Cairn.Cluster needs one.");
-        var initial = storage.CreateInitialConfigurationBuilder();
-        foreach (var member in options.Members)
-            initial.Add(member);
-        initial.Build();
-        return configuration;
     }
 }

@@ -1,12 +1,13 @@
 using System.Net;
+using Cairn.Cluster.Membership;
 using Microsoft.AspNetCore.Connections;
 
 namespace Cairn.Cluster;
 
 /// <summary>
 /// One node of a replicated environment: where it keeps its data, who it is, who the members are, and (optionally)
-/// how it listens and dials. Every member is given the same <see cref="Members"/> list; membership changes are not
-/// built yet.
+/// how it listens and dials. The founding members are each given the same <see cref="Members"/> list; a node added
+/// later is given none, and a leader adds it (<see cref="ClusterNode.AddMemberAsync"/>).
 /// </summary>
 public sealed class ClusterNodeOptions
 {
@@ -19,7 +20,12 @@ public sealed class ClusterNodeOptions
     /// <summary>The address this node listens on, which is also its identity in every member's list.</summary>
     public required EndPoint LocalEndPoint { get; init; }
 
-    /// <summary>Every member's address, this node's included.</summary>
+    /// <summary>
+    /// For a node's first start: the founding members' addresses, this node's included, the same list on each; or
+    /// empty for a node that joins a running cluster (it waits, not voting, until a leader adds it). Used only while
+    /// the node's folder holds no membership yet: from then on the membership is the one the cluster committed,
+    /// kept in the node's <c>members</c> file, and this list is not read.
+    /// </summary>
     public required IReadOnlyList<EndPoint> Members { get; init; }
 
     /// <summary>
@@ -63,7 +69,7 @@ public sealed class ClusterNodeOptions
     /// </summary>
     public StorageOptions? Storage { get; init; }
 
-    /// <summary>Throws when an option is out of range or the members do not include this node exactly once.</summary>
+    /// <summary>Throws when an option is out of range, or the founding members are given but do not include this node exactly once.</summary>
     public void Validate()
     {
         ArgumentException.ThrowIfNullOrEmpty(DirectoryPath);
@@ -71,7 +77,10 @@ public sealed class ClusterNodeOptions
         ArgumentNullException.ThrowIfNull(Members);
         if (Members.Distinct().Count() != Members.Count)
             throw new ArgumentException($"A member is listed twice: {string.Join(", ", Members)}.", nameof(Members));
-        if (!Members.Contains(LocalEndPoint))
+        MembershipCodec.CheckEncodable(LocalEndPoint);
+        foreach (var member in Members)
+            MembershipCodec.CheckEncodable(member);
+        if (Members.Count > 0 && !Members.Contains(LocalEndPoint))
             throw new ArgumentException($"The members ({string.Join(", ", Members)}) do not include this node ({LocalEndPoint}).", nameof(Members));
         ArgumentOutOfRangeException.ThrowIfLessThan(LowerElectionTimeout, 1);
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(UpperElectionTimeout, LowerElectionTimeout);

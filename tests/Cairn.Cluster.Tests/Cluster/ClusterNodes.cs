@@ -10,22 +10,27 @@ namespace Cairn.Cluster.Tests.Cluster;
 /// <summary>
 /// Cairn.Cluster nodes in this process, each with its environment and log on disk in a scratch folder, all of whose
 /// Raft traffic goes through a <see cref="NemesisNetwork"/>. A node can be stopped (disposed, as a crash that
-/// loses nothing unsynced) and started again on the same folder and address.
+/// loses nothing unsynced) and started again on the same folder and address. Slots past the founding members are
+/// spare: bound and wired into the network from the start, started later as nodes that join (no founding members).
 /// </summary>
 internal sealed class ClusterNodes : IAsyncDisposable
 {
     private readonly TestDirectory directory;
     private readonly EndPoint[] members;
+    private readonly EndPoint[] founding;
+    private readonly PreboundListenerFactory?[] spareListeners;
     private readonly ClusterNode?[] nodes;
     private readonly long snapshotInterval;
     private readonly SocketTransportFactory transport = new(Options.Create(new SocketTransportOptions()), NullLoggerFactory.Instance);
     private readonly SocketConnectionContextFactory contexts = new(new SocketConnectionFactoryOptions(), NullLogger.Instance);
 
-    private ClusterNodes(TestDirectory directory, EndPoint[] members, NemesisNetwork network, long snapshotInterval)
+    private ClusterNodes(TestDirectory directory, EndPoint[] members, int founders, NemesisNetwork network, long snapshotInterval)
     {
         this.directory = directory;
         this.snapshotInterval = snapshotInterval;
         this.members = members;
+        founding = members[..founders];
+        spareListeners = new PreboundListenerFactory?[members.Length];
         nodes = new ClusterNode?[members.Length];
         Network = network;
     }
@@ -39,18 +44,22 @@ internal sealed class ClusterNodes : IAsyncDisposable
     /// <summary>Every node, as a client sees them (a stopped node's connection throws <see cref="ObjectDisposedException"/>).</summary>
     public IReadOnlyList<IClusterNodeConnection> Connections => Enumerable.Range(0, Count).Select(i => (IClusterNodeConnection)new NodeSlot(this, i)).ToArray();
 
-    public static async Task<ClusterNodes> StartAsync(int count, string name, long snapshotInterval = ClusterNodeOptions.DefaultSnapshotInterval)
+    /// <summary>Binds <paramref name="count"/> slots and starts the first <paramref name="founders"/> (all by default) as the founding members.</summary>
+    public static async Task<ClusterNodes> StartAsync(int count, string name, long snapshotInterval = ClusterNodeOptions.DefaultSnapshotInterval, int? founders = null)
     {
+        var foundingCount = founders ?? count;
         var directory = new TestDirectory(name);
         var transport = new SocketTransportFactory(Options.Create(new SocketTransportOptions()), NullLoggerFactory.Instance);
         var listeners = new PreboundListenerFactory[count];
         for (var i = 0; i < count; i++)
             listeners[i] = new PreboundListenerFactory(await transport.BindAsync(new IPEndPoint(IPAddress.Loopback, 0)));
         var members = listeners.Select(listener => listener.EndPoint).ToArray();
-        var started = new ClusterNodes(directory, members, new NemesisNetwork(members), snapshotInterval);
+        var started = new ClusterNodes(directory, members, foundingCount, new NemesisNetwork(members), snapshotInterval);
+        for (var i = foundingCount; i < count; i++)
+            started.spareListeners[i] = listeners[i];
         try
         {
-            await Task.WhenAll(Enumerable.Range(0, count).Select(i => started.StartNodeAsync(i, listeners[i])));
+            await Task.WhenAll(Enumerable.Range(0, foundingCount).Select(i => started.StartNodeAsync(i, listeners[i])));
         }
         catch
         {
@@ -71,6 +80,16 @@ internal sealed class ClusterNodes : IAsyncDisposable
     public async Task RestartAsync(int node)
         => await StartNodeAsync(node, new PreboundListenerFactory(await transport.BindAsync(members[node])));
 
+    /// <summary>Starts a spare slot for the first time, as a node with no founding members, waiting to be added.</summary>
+    public Task StartJoiningAsync(int node)
+        => StartNodeAsync(node, Interlocked.Exchange(ref spareListeners[node], null) ?? throw new InvalidOperationException($"Slot {node} is not a spare never started."));
+
+    /// <summary>Slot <paramref name="node"/>'s address: its id in the cluster.</summary>
+    public EndPoint Address(int node) => members[node];
+
+    /// <summary>The slots whose addresses <paramref name="endpoints"/> are, in slot order.</summary>
+    public int[] SlotsOf(IEnumerable<EndPoint> endpoints) => endpoints.Select(e => IndexOf(e) ?? -1).Order().ToArray();
+
     public bool IsRunning(int node) => nodes[node] is not null;
 
     /// <summary>The node of <paramref name="group"/> that every running node of it follows, once they agree.</summary>
@@ -82,9 +101,12 @@ internal sealed class ClusterNodes : IAsyncDisposable
     }
 
     /// <summary>Waits until every running node has applied the same index, at least <paramref name="atLeast"/>.</summary>
-    public Task ConvergedAsync(long atLeast = 0) => Eventually.HoldsAsync(() =>
+    public Task ConvergedAsync(long atLeast = 0) => ConvergedAsync(Running().ToArray(), atLeast);
+
+    /// <summary>Waits until every running node of <paramref name="group"/> has applied the same index, at least <paramref name="atLeast"/>.</summary>
+    public Task ConvergedAsync(IReadOnlyList<int> group, long atLeast) => Eventually.HoldsAsync(() =>
     {
-        var applied = Running().Select(i => this[i].AppliedIndex).Distinct().ToArray();
+        var applied = group.Where(IsRunning).Select(i => this[i].AppliedIndex).Distinct().ToArray();
         return applied.Length == 1 && applied[0] >= atLeast;
     }, Describe);
 
@@ -96,9 +118,12 @@ internal sealed class ClusterNodes : IAsyncDisposable
     }
 
     /// <summary>Same dump on every running node, and each environment verifies clean.</summary>
-    public void AssertConvergedAndVerified()
+    public void AssertConvergedAndVerified() => AssertConvergedAndVerified(Running().ToArray());
+
+    /// <summary>Same dump on every running node of <paramref name="group"/>, and each environment verifies clean.</summary>
+    public void AssertConvergedAndVerified(IReadOnlyList<int> group)
     {
-        var running = Running().ToArray();
+        var running = group.Where(IsRunning).ToArray();
         var first = Dump(running[0]);
         foreach (var node in running)
         {
@@ -115,6 +140,12 @@ internal sealed class ClusterNodes : IAsyncDisposable
     {
         for (var i = 0; i < Count; i++)
             await StopAsync(i);
+        foreach (var spare in spareListeners)
+        {
+            if (spare is not null)
+                await spare.DisposeAsync();
+        }
+
         await Network.DisposeAsync();
         contexts.Dispose();
         directory.Dispose();
@@ -139,7 +170,8 @@ internal sealed class ClusterNodes : IAsyncDisposable
         {
             DirectoryPath = directory.File($"node{node}"),
             LocalEndPoint = members[node],
-            Members = members,
+            // Read only on a slot's first start: the founders know each other, a spare joins with none.
+            Members = node < founding.Length ? founding : [],
             Listener = listener,
             Dialler = new NemesisConnectionFactory(node, Network, members, contexts),
             // Longer than DotNext's 150-300 ms so that two loaded cores do not keep elections failing (see RaftNodes).

@@ -1,0 +1,111 @@
+using System.Net;
+using Cairn.Cluster.Membership;
+using DotNext.Net.Cluster.Consensus.Raft;
+
+namespace Cairn.Cluster;
+
+public sealed partial class ClusterNode
+{
+    /// <summary>
+    /// The voting members as this node knows them: the configuration the cluster committed, as far as this node has
+    /// applied its log (a node waiting to be added knows none, or the members of before it was added).
+    /// </summary>
+    public IReadOnlyList<EndPoint> Members => [.. membership.Current.Members.Order(EndPointOrder.Instance)];
+
+    /// <summary>Every id removed from the cluster, as this node knows it; none of them can be added again.</summary>
+    public IReadOnlyList<EndPoint> RemovedMembers => [.. membership.Current.Retired.Order(EndPointOrder.Instance)];
+
+    /// <summary>
+    /// Adds the node at <paramref name="id"/>, which runs already with no founding members
+    /// (<see cref="ClusterNodeOptions.Members"/> empty), on this node, which must lead. DotNext's Raft first brings it
+    /// up to date through the log, over a few warm-up rounds, while it does not vote; then it commits the
+    /// configuration naming it, from which point it votes and counts in every majority. Writes go on throughout.
+    /// </summary>
+    /// <exception cref="NotClusterLeaderException">This node does not lead; nothing changed.</exception>
+    /// <exception cref="MemberIdInUseException">The id is a member, or was removed: it is never used twice.</exception>
+    /// <exception cref="MembershipChangeException">Not completed; <see cref="MembershipChangeException.OutcomeKnown"/> says whether it may still commit.</exception>
+    public async Task AddMemberAsync(EndPoint id, CancellationToken cancellationToken = default)
+    {
+        MembershipCodec.CheckEncodable(id);
+        await SettleMembershipAsync(cancellationToken).ConfigureAwait(false);
+        var configuration = membership.Current;
+        if (configuration.Members.Contains(id) || configuration.Retired.Contains(id))
+            throw new MemberIdInUseException(id, wasRemoved: configuration.Retired.Contains(id));
+        if (!await ChangeAsync(id, raft.AddMemberAsync, done => done.Members.Contains(id), cancellationToken).ConfigureAwait(false))
+        {
+            throw new MembershipChangeException(id,
+                "it did not catch up with the log within the warm-up rounds, or refused the leader's entries; nothing changed", outcomeKnown: true);
+        }
+    }
+
+    /// <summary>
+    /// Removes the member at <paramref name="id"/> (this node itself included: it steps down once the configuration
+    /// without it commits, and another member is elected) on this node, which must lead; the id is retired for good.
+    /// A dead member is removed the same way. Removing an id already removed does nothing.
+    /// </summary>
+    /// <exception cref="NotClusterLeaderException">This node does not lead; nothing changed.</exception>
+    /// <exception cref="UnknownClusterMemberException">The id is not a member and never was.</exception>
+    /// <exception cref="MembershipChangeException">Not completed; <see cref="MembershipChangeException.OutcomeKnown"/> says whether it may still commit.</exception>
+    public async Task RemoveMemberAsync(EndPoint id, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(id);
+        await SettleMembershipAsync(cancellationToken).ConfigureAwait(false);
+        var configuration = membership.Current;
+        if (configuration.Retired.Contains(id))
+            return;
+        if (!configuration.Members.Contains(id))
+            throw new UnknownClusterMemberException(id);
+        if (!await ChangeAsync(id, raft.RemoveMemberAsync, done => done.Retired.Contains(id), cancellationToken).ConfigureAwait(false))
+            throw new MembershipChangeException(id, "the configuration without it was not committed; nothing changed", outcomeKnown: true);
+    }
+
+    /// <summary>
+    /// Makes sure this leader has applied an entry of its own term, and so every configuration committed before it:
+    /// the checks above and DotNext's change both start from the configuration this node holds.
+    /// </summary>
+    private async Task SettleMembershipAsync(CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref disposed) != 0, this);
+        if (!IsLeader)
+            throw new NotClusterLeaderException(LocalEndPoint, Leader);
+        try
+        {
+            if (stateMachine.AppliedTerm < raft.Term)
+                await raft.ReplicateAsync(ReadOnlyMemory<byte>.Empty, null, cancellationToken).ConfigureAwait(false);
+        }
+        catch (NotLeaderException)
+        {
+            throw new NotClusterLeaderException(LocalEndPoint, Leader);
+        }
+    }
+
+    /// <summary>
+    /// Runs DotNext's change. When the leadership ends during it, the change is done if this node has applied a
+    /// configuration where <paramref name="done"/> holds: a leader removing itself steps down as soon as it applies
+    /// the configuration without it, which can end DotNext's wait for that same apply.
+    /// </summary>
+    private async Task<bool> ChangeAsync(EndPoint id, Func<EndPoint, CancellationToken, Task<bool>> change,
+        Func<MemberConfiguration, bool> done, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return await change(id, cancellationToken).ConfigureAwait(false);
+        }
+        catch (RaftCluster.ConcurrentMembershipModificationException e)
+        {
+            throw new MembershipChangeException(id, "another membership change is under way on this leader; nothing changed", outcomeKnown: true, e);
+        }
+        catch (NotLeaderException) when (done(membership.Current))
+        {
+            return true;
+        }
+        catch (NotLeaderException e)
+        {
+            throw new MembershipChangeException(id, $"node {LocalEndPoint} lost its leadership during the change", outcomeKnown: false, e);
+        }
+        catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw new MembershipChangeException(id, $"node {LocalEndPoint} stopped during the change", outcomeKnown: false, e);
+        }
+    }
+}

@@ -55,6 +55,8 @@ internal sealed unsafe class RecordingJournal(IJournalAppender inner) : IJournal
         {
             hold.Entered.Set();
             hold.Gate.Wait();
+            if (hold.Failure is { } failure)
+                throw failure;
         }
         inner.AppendEntries(entries, lengths, firstTransactionId, ends);
     }
@@ -76,6 +78,9 @@ internal sealed unsafe class RecordingJournal(IJournalAppender inner) : IJournal
         public ManualResetEventSlim Entered { get; } = new();
 
         public ManualResetEventSlim Gate { get; } = new();
+
+        /// <summary>Set before disposing: the held write throws it instead of reaching the journal.</summary>
+        public Exception? Failure { get; set; }
 
         public void Dispose() => Gate.Set();
     }

@@ -1,4 +1,5 @@
 using Cairn.Commit;
+using Cairn.Errors;
 using Cairn.Journal;
 using Cairn.Journal.Files;
 using Cairn.Journal.Sharing;
@@ -116,6 +117,61 @@ public sealed class TransactionCommitterTests
         Assert.Empty(fixture.Journal.WrittenAlone);
         Assert.Equal([(lazy, 1), (id, 1)], fixture.Journal.Batches);
         Assert.True(fixture.Harness.States.DurableUpTo >= id);
+    }
+
+    [Fact]
+    public void When_a_group_write_fails_its_committer_and_every_one_waiting_behind_it_throw_the_environments_failure()
+    {
+        const int Behind = 3;
+        using var fixture = new CommitterFixture("committer-group-failure");
+        var writer = fixture.Committer.Writer;
+        var outcomes = new Exception?[Behind + 1];
+        var threads = new Thread[Behind + 1];
+        long published;
+        using (var hold = fixture.Journal.HoldNextBatch())
+        {
+            hold.Failure = new IOException("injected: the device failed the write");
+            var first = fixture.BeginWrite("first");
+            // A durable commit with a writer waiting is group-committed, and leads the write that is held.
+            threads[0] = CommitOn(first, 0);
+            var lockWaiter = new Thread(() => writer.Acquire());
+            lockWaiter.Start();
+            SpinWait.SpinUntil(() => writer.OthersWaiting);
+            threads[0].Start();
+            lockWaiter.Join();
+            hold.Entered.Wait();
+            writer.Release();
+            // These commit while the held write is under way: each is group-committed and waits behind it.
+            for (int i = 1; i <= Behind; i++)
+            {
+                writer.Acquire();
+                var low = fixture.Committer.StartUserWrite();
+                CommitHarness.Put(low, $"behind{i}", [(byte)i]);
+                threads[i] = CommitOn(low, i);
+                threads[i].Start();
+                writer.Acquire(); // the commit let the lock go before waiting
+                writer.Release();
+            }
+            published = fixture.Harness.States.Current.TransactionId;
+        }
+        foreach (var thread in threads)
+            thread.Join();
+
+        Assert.All(outcomes, e => Assert.IsType<EnvironmentFailedException>(e));
+        Assert.True(fixture.Harness.States.DurableUpTo < published - Behind);
+        Assert.Empty(fixture.Journal.WrittenAlone);
+
+        Thread CommitOn(LowLevelTransaction low, int index) => new(() =>
+        {
+            try
+            {
+                fixture.Committer.Commit(low, lazy: false);
+            }
+            catch (Exception e)
+            {
+                outcomes[index] = e;
+            }
+        });
     }
 
     [Fact]

@@ -30,12 +30,19 @@ internal sealed unsafe class CommitQueue : IDisposable
     private readonly long _maxBytes;
     private readonly TimeSpan _maxDelay;
     private readonly Timer _timer;
+    // The group committers waiting for their entries' write, and which of them leads the writes.
+    private readonly DurableWaiters _waiters;
+    // Most writes a leader makes for others once its own commit is durable, before it hands the lead on: each saves
+    // a wake-up before the next write, and the bound keeps its own caller from waiting on a stream of others.
+    private const int MaxWritesForOthers = 4;
 
     // Orders journal writes: whoever takes the open batch to write it, or writes a durable entry that must
     // follow it, holds this through the write. Taken before _queueLock, never inside it.
     private readonly Lock _writeLock = new();
     private Batch _spare = new();
     private JournalPosition[] _ends = new JournalPosition[64];
+    // A batch is on its way to the journal (set and cleared under _writeLock; read without it, as a hint).
+    private volatile bool _batchInFlight;
 
     // Guards the open batch (appending to it, taking it) and _disposed. Never held across I/O.
     private readonly Lock _queueLock = new();
@@ -49,6 +56,7 @@ internal sealed unsafe class CommitQueue : IDisposable
         _failure = failure;
         _maxBytes = maxBytes;
         _maxDelay = maxDelay;
+        _waiters = new DurableWaiters(states);
         _timer = new Timer(static queue => ((CommitQueue)queue!).WriteOnTimer(), this, Timeout.Infinite, Timeout.Infinite);
     }
 
@@ -64,6 +72,12 @@ internal sealed unsafe class CommitQueue : IDisposable
         lock (_writeLock)
             Volatile.Write(ref _journal, journal);
     }
+
+    /// <summary>
+    /// Whether queued entries are being written, or a waiting committer leads the next write: a durable commit made now
+    /// would wait for that write under the write lock, so it is group-committed instead (<see cref="TransactionCommitter.Choose"/>).
+    /// </summary>
+    public bool WriteUnderWay => _batchInFlight || _waiters.Leading;
 
     /// <summary>The queued entries have reached the size bound: the committer writes them now.</summary>
     public bool IsFull => Volatile.Read(ref _open.Bytes) >= _maxBytes;
@@ -109,26 +123,57 @@ internal sealed unsafe class CommitQueue : IDisposable
     }
 
     /// <summary>
-    /// Returns once transaction <paramref name="transactionId"/>'s queued entry is durable, writing the open batch
-    /// itself when no other write is under way: the first waiter leads a write of every entry queued so far, the
-    /// others wait for it, and whoever finds its entry still queued after it leads the next. Throws the
+    /// Returns once transaction <paramref name="transactionId"/>'s queued entry is durable. The first committer to wait
+    /// while nobody leads leads: it writes every entry queued so far, then, while others wait, up to
+    /// <see cref="MaxWritesForOthers"/> more batches, and hands the lead to the longest waiter. The others sleep until a
+    /// write carries their entry, and whoever made it wakes them all (<see cref="DurableWaiters"/>). Throws the
     /// environment's failure if a write failed (the transaction may or may not be durable then).
     /// </summary>
     public void WaitDurable(long transactionId)
     {
         while (_states.DurableUpTo < transactionId)
         {
-            lock (_writeLock)
+            _failure.ThrowIfFailed();
+            ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed), this);
+            switch (_waiters.WaitOrLead(transactionId))
             {
-                if (_states.DurableUpTo >= transactionId)
+                case DurableWaiters.Turn.Durable:
                     return;
-                _failure.ThrowIfFailed();
-                if (WriteOpenBatch())
-                    continue;
+                case DurableWaiters.Turn.Lead:
+                    Lead(transactionId);
+                    return;
             }
-            // Nothing queued, yet not durable: a durable commit's write just carried the entry (WriteWith) and its
-            // publication, which moves the watermark, is a moment away.
-            Thread.Yield();
+        }
+    }
+
+    /// <summary>Leads the writes until <paramref name="transactionId"/> is durable, then for those still waiting a while; hands the lead on.</summary>
+    private void Lead(long transactionId)
+    {
+        try
+        {
+            int forOthers = 0;
+            while (true)
+            {
+                _failure.ThrowIfFailed();
+                bool wrote;
+                lock (_writeLock)
+                    wrote = WriteOpenBatch();
+                if (_states.DurableUpTo >= transactionId)
+                {
+                    if (!wrote || !_waiters.AnyWaiting || ++forOthers > MaxWritesForOthers)
+                        return;
+                }
+                else if (!wrote)
+                {
+                    // Nothing queued, yet not durable: a durable commit's write just carried the entry (WriteWith) and its
+                    // publication, which moves the watermark, is a moment away.
+                    Thread.Yield();
+                }
+            }
+        }
+        finally
+        {
+            _waiters.EndLead();
         }
     }
 
@@ -157,6 +202,7 @@ internal sealed unsafe class CommitQueue : IDisposable
             var end = Write(batch);
             // The queued ones are durable now; the committer's publication of its own moves the watermark past it.
             _states.MarkDurable(transactionId - 1);
+            _waiters.WakeDurable();
             return end;
         }
     }
@@ -175,6 +221,7 @@ internal sealed unsafe class CommitQueue : IDisposable
         long last = batch.LastTransactionId;
         Write(batch);
         _states.MarkDurable(last);
+        _waiters.WakeDurable();
         return true;
     }
 
@@ -197,19 +244,27 @@ internal sealed unsafe class CommitQueue : IDisposable
         try
         {
             _failure.ThrowIfFailed();
+            _batchInFlight = true;
             _journal.AppendEntries(batch.Buffer.Pointer, CollectionsMarshal.AsSpan(batch.Lengths), batch.FirstTransactionId, _ends.AsSpan(0, count));
         }
         catch (EnvironmentFailedException)
         {
             batch.Clear();
+            _waiters.WakeAll();
             throw;
         }
         catch (Exception e)
         {
             batch.Clear();
             // Readers already see these transactions and later ones may stand on them: they cannot be taken back.
-            throw _failure.Fail("writing published transactions to the journal",
+            var failed = _failure.Fail("writing published transactions to the journal",
                 e is JournalWriteFatalException fatal ? fatal.InnerException ?? fatal : e);
+            _waiters.WakeAll();
+            throw failed;
+        }
+        finally
+        {
+            _batchInFlight = false;
         }
         for (int i = 0; i < count; i++)
             batch.Locations[i].Position = _ends[i];
@@ -242,6 +297,7 @@ internal sealed unsafe class CommitQueue : IDisposable
                 _open.Clear();
             }
         }
+        _waiters.WakeAll();
         using var done = new ManualResetEvent(false);
         if (_timer.Dispose(done))
             done.WaitOne();

@@ -92,10 +92,12 @@ internal sealed class TransactionCommitter : IDisposable
 
     /// <summary>
     /// The policy: a lazy commit stays lazy; a durable one is written in a row unless another writer waits for the
-    /// lock, when it is group-committed (the waiter goes on while this entry is written with those queued around it).
+    /// lock, when it is group-committed (the waiter goes on while this entry is written with those queued around it),
+    /// or a write of queued entries is under way (<see cref="CommitQueue.WriteUnderWay"/>), when it is group-committed
+    /// too: written in a row it would hold the lock while it waits for that write, then through its own.
     /// </summary>
-    public static CommitPath Choose(bool lazy, bool othersWaiting)
-        => lazy ? CommitPath.Lazy : othersWaiting ? CommitPath.Group : CommitPath.Durable;
+    public static CommitPath Choose(bool lazy, bool othersWaiting, bool writeUnderWay)
+        => lazy ? CommitPath.Lazy : othersWaiting || writeUnderWay ? CommitPath.Group : CommitPath.Durable;
 
     /// <summary>
     /// With the write lock held (<see cref="WriterLock.TryAcquire"/>): starts the <c>BeginWrite</c> transaction on the
@@ -124,7 +126,7 @@ internal sealed class TransactionCommitter : IDisposable
         long committed;
         try
         {
-            switch (Choose(lazy, Writer.OthersWaiting))
+            switch (Choose(lazy, Writer.OthersWaiting, Pipeline.Queue.WriteUnderWay))
             {
                 case CommitPath.Lazy:
                     committed = Pipeline.Commit(tx, lazy: true);

@@ -44,8 +44,44 @@ internal sealed unsafe class RecordingJournal(IJournalAppender inner) : IJournal
 
     public void AppendEntries(byte* entries, ReadOnlySpan<long> lengths, long firstTransactionId, Span<JournalPosition> ends)
     {
+        BatchHold? hold;
         lock (_gate)
+        {
             _batches.Add((firstTransactionId, lengths.Length));
+            hold = _holdNext;
+            _holdNext = null;
+        }
+        if (hold is not null)
+        {
+            hold.Entered.Set();
+            hold.Gate.Wait();
+            if (hold.Failure is { } failure)
+                throw failure;
+        }
         inner.AppendEntries(entries, lengths, firstTransactionId, ends);
+    }
+
+    private BatchHold? _holdNext;
+
+    /// <summary>The next batch stops inside its write (before it reaches the journal) until the hold is disposed.</summary>
+    public BatchHold HoldNextBatch()
+    {
+        var hold = new BatchHold();
+        lock (_gate)
+            _holdNext = hold;
+        return hold;
+    }
+
+    /// <summary>A batch held on its way to the journal: <see cref="Entered"/> once it is there; disposing lets it go on.</summary>
+    internal sealed class BatchHold : IDisposable
+    {
+        public ManualResetEventSlim Entered { get; } = new();
+
+        public ManualResetEventSlim Gate { get; } = new();
+
+        /// <summary>Set before disposing: the held write throws it instead of reaching the journal.</summary>
+        public Exception? Failure { get; set; }
+
+        public void Dispose() => Gate.Set();
     }
 }

@@ -1,4 +1,5 @@
 using Cairn.Commit;
+using Cairn.Errors;
 using Cairn.Journal;
 using Cairn.Journal.Files;
 using Cairn.Journal.Sharing;
@@ -16,12 +17,16 @@ namespace Cairn.Tests.Commit;
 public sealed class TransactionCommitterTests
 {
     [Theory]
-    [InlineData(true, false, nameof(CommitPath.Lazy))]
-    [InlineData(true, true, nameof(CommitPath.Lazy))]
-    [InlineData(false, false, nameof(CommitPath.Durable))]
-    [InlineData(false, true, nameof(CommitPath.Group))]
-    public void The_policy_is_lazy_when_asked_else_durable_alone_or_grouped_when_a_writer_waits(bool lazy, bool othersWaiting, string expected)
-        => Assert.Equal(Enum.Parse<CommitPath>(expected), TransactionCommitter.Choose(lazy, othersWaiting));
+    [InlineData(true, false, false, nameof(CommitPath.Lazy))]
+    [InlineData(true, true, false, nameof(CommitPath.Lazy))]
+    [InlineData(true, false, true, nameof(CommitPath.Lazy))]
+    [InlineData(false, false, false, nameof(CommitPath.Durable))]
+    [InlineData(false, true, false, nameof(CommitPath.Group))]
+    [InlineData(false, false, true, nameof(CommitPath.Group))]
+    [InlineData(false, true, true, nameof(CommitPath.Group))]
+    public void The_policy_is_lazy_when_asked_else_durable_alone_or_grouped_when_a_writer_waits_or_a_write_is_under_way(bool lazy,
+        bool othersWaiting, bool writeUnderWay, string expected)
+        => Assert.Equal(Enum.Parse<CommitPath>(expected), TransactionCommitter.Choose(lazy, othersWaiting, writeUnderWay));
 
     [Fact]
     public void A_durable_commit_with_nobody_waiting_writes_its_entry_alone_before_it_returns()
@@ -79,6 +84,145 @@ public sealed class TransactionCommitterTests
         acquired.Wait();
         waiter.Join();
         writer.Release();
+    }
+
+    [Fact]
+    public void A_durable_commit_made_while_queued_entries_are_being_written_lets_the_lock_go_and_rides_the_next_write()
+    {
+        using var fixture = new CommitterFixture("committer-under-way");
+        var writer = fixture.Committer.Writer;
+        long lazy = fixture.CommitOne("a", lazy: true);
+        long id = 0;
+        Thread queueWriter, committer;
+        bool lockWentEarly;
+        // Disposing the hold lets the held write go on, whatever happens inside.
+        using (var hold = fixture.Journal.HoldNextBatch())
+        {
+            queueWriter = new Thread(fixture.Committer.WriteQueued);
+            queueWriter.Start();
+            hold.Entered.Wait(); // the lazy entry's write is on its way, and stays there
+            var low = fixture.BeginWrite("b");
+            committer = new Thread(() => id = fixture.Committer.Commit(low, lazy: false));
+            committer.Start();
+            // Nobody waits for the lock (a polling TryAcquire never queues). Group-committed, the commit lets the lock go
+            // while the held write is still on its way; written in a row, it would hold it until that write ended.
+            lockWentEarly = SpinWait.SpinUntil(() => writer.TryAcquire(TimeSpan.Zero), TimeSpan.FromMinutes(2));
+            if (lockWentEarly)
+                writer.Release();
+        }
+        queueWriter.Join();
+        committer.Join();
+
+        Assert.True(lockWentEarly, "the durable commit held the write lock while another write was under way");
+        Assert.Empty(fixture.Journal.WrittenAlone);
+        Assert.Equal([(lazy, 1), (id, 1)], fixture.Journal.Batches);
+        Assert.True(fixture.Harness.States.DurableUpTo >= id);
+    }
+
+    [Fact]
+    public void When_a_group_write_fails_its_committer_and_every_one_waiting_behind_it_throw_the_environments_failure()
+    {
+        const int Behind = 3;
+        using var fixture = new CommitterFixture("committer-group-failure");
+        var writer = fixture.Committer.Writer;
+        var outcomes = new Exception?[Behind + 1];
+        var threads = new Thread[Behind + 1];
+        long published;
+        using (var hold = fixture.Journal.HoldNextBatch())
+        {
+            hold.Failure = new IOException("injected: the device failed the write");
+            var first = fixture.BeginWrite("first");
+            // A durable commit with a writer waiting is group-committed, and leads the write that is held.
+            threads[0] = CommitOn(first, 0);
+            var lockWaiter = new Thread(() => writer.Acquire());
+            lockWaiter.Start();
+            SpinWait.SpinUntil(() => writer.OthersWaiting);
+            threads[0].Start();
+            lockWaiter.Join();
+            hold.Entered.Wait();
+            writer.Release();
+            // These commit while the held write is under way: each is group-committed and waits behind it.
+            for (int i = 1; i <= Behind; i++)
+            {
+                writer.Acquire();
+                var low = fixture.Committer.StartUserWrite();
+                CommitHarness.Put(low, $"behind{i}", [(byte)i]);
+                threads[i] = CommitOn(low, i);
+                threads[i].Start();
+                writer.Acquire(); // the commit let the lock go before waiting
+                writer.Release();
+            }
+            published = fixture.Harness.States.Current.TransactionId;
+        }
+        foreach (var thread in threads)
+            thread.Join();
+
+        Assert.All(outcomes, e => Assert.IsType<EnvironmentFailedException>(e));
+        Assert.True(fixture.Harness.States.DurableUpTo < published - Behind);
+        Assert.Empty(fixture.Journal.WrittenAlone);
+
+        Thread CommitOn(LowLevelTransaction low, int index) => new(() =>
+        {
+            try
+            {
+                fixture.Committer.Commit(low, lazy: false);
+            }
+            catch (Exception e)
+            {
+                outcomes[index] = e;
+            }
+        });
+    }
+
+    [Fact]
+    public void Many_threads_committing_at_once_each_return_only_once_their_transaction_and_every_earlier_one_is_durable()
+    {
+        const int Threads = 12, CommitsEach = 40;
+        using var fixture = new CommitterFixture("committer-many");
+        var writer = fixture.Committer.Writer;
+        var acknowledged = new List<(long Id, long DurableAtReturn)>[Threads];
+        var failures = new Exception?[Threads];
+        var threads = new Thread[Threads];
+        for (int t = 0; t < Threads; t++)
+        {
+            int thread = t;
+            acknowledged[t] = [];
+            threads[t] = new Thread(() =>
+            {
+                try
+                {
+                    for (int i = 0; i < CommitsEach; i++)
+                    {
+                        writer.Acquire();
+                        var low = fixture.Committer.StartUserWrite();
+                        CommitHarness.Put(low, $"k{thread}-{i}", [(byte)i]);
+                        long id = fixture.Committer.Commit(low, lazy: false);
+                        acknowledged[thread].Add((id, fixture.Harness.States.DurableUpTo));
+                    }
+                }
+                catch (Exception e)
+                {
+                    failures[thread] = e;
+                }
+            });
+        }
+        foreach (var thread in threads)
+            thread.Start();
+        foreach (var thread in threads)
+            thread.Join();
+
+        Assert.All(failures, Assert.Null);
+        var all = acknowledged.SelectMany(a => a).ToArray();
+        Assert.Equal(Threads * CommitsEach, all.Select(a => a.Id).Distinct().Count());
+        // Acknowledged means durable, and the watermark covers every transaction before it.
+        Assert.All(all, a => Assert.True(a.DurableAtReturn >= a.Id, $"transaction {a.Id} returned with only {a.DurableAtReturn} durable"));
+        // Every entry reached the journal once, in commit order: alone or in batches of consecutive transactions.
+        var written = fixture.Journal.Batches.SelectMany(b => Enumerable.Range(0, b.Count).Select(k => b.First + k))
+            .Concat(fixture.Journal.WrittenAlone).Order().ToArray();
+        Assert.Equal(all.Select(a => a.Id).Order(), written);
+        var onDisk = fixture.Harness.JournalFiles().Order(StringComparer.Ordinal)
+            .SelectMany(file => new JournalReadBack(file).Entries.Select(e => e.Header.TransactionId));
+        Assert.Equal(written, onDisk);
     }
 
     [Fact]

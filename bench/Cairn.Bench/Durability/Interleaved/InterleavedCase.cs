@@ -37,6 +37,9 @@ internal sealed class InterleavedCase : IDisposable
     /// <summary>Bytes the whole process allocated during the measured rounds (only this case runs then).</summary>
     public long AllocatedBytes { get; private set; }
 
+    /// <summary>Context switches of the whole process during the measured rounds; -1 where they cannot be counted.</summary>
+    public long ContextSwitches { get; private set; }
+
     public double TotalRate => MeasuredPuts / (_ticks / (double)Stopwatch.Frequency);
 
     public double MedianRate
@@ -69,9 +72,11 @@ internal sealed class InterleavedCase : IDisposable
     {
         _logCounter?.LogWritesSinceLastRead();
         long allocatedBefore = GC.GetTotalAllocatedBytes(precise: false);
+        long switchesBefore = Interleaved.ContextSwitches.Total();
         long start = Stopwatch.GetTimestamp();
         Callers.RunRound(record: measured);
         long elapsed = Stopwatch.GetTimestamp() - start;
+        long switches = switchesBefore < 0 ? -1 : Interleaved.ContextSwitches.Total() - switchesBefore;
         long allocated = GC.GetTotalAllocatedBytes(precise: false) - allocatedBefore;
         long writes = _logCounter?.LogWritesSinceLastRead() ?? 0;
         if (!measured)
@@ -80,6 +85,7 @@ internal sealed class InterleavedCase : IDisposable
         MeasuredPuts = Callers.RecordedPuts;
         _ticks += elapsed;
         AllocatedBytes += allocated;
+        ContextSwitches = switches < 0 || ContextSwitches < 0 ? -1 : ContextSwitches + switches;
         _roundRates.Add(puts / (elapsed / (double)Stopwatch.Frequency));
         if (LogWrites >= 0)
             LogWrites += writes;

@@ -60,7 +60,7 @@ public static class InterleavedConcurrentRun
         var header = $"{"callers",7} {"store",-20} {"commits/s",10} {"median/s",10}";
         foreach (var baseline in baselines)
             header += $" {"/" + baseline,9}";
-        header += $" {"/self1",7} {"p50 us",9} {"p99 us",9} {"puts/write",10} {"B/put",7} {"B/write",8}";
+        header += $" {"/self1",7} {"p50 us",9} {"p99 us",9} {"puts/write",10} {"B/put",7} {"B/write",8} {"cs/put",7}";
         output.WriteLine();
         output.WriteLine(header);
         foreach (var c in cases)
@@ -74,14 +74,16 @@ public static class InterleavedConcurrentRun
             string perWrite = c.LogWrites < 0 ? "-" : ((double)c.MeasuredPuts / Math.Max(1, c.LogWrites)).ToString("F2", CultureInfo.InvariantCulture);
             string perPut = (c.AllocatedBytes / (double)Math.Max(1, c.MeasuredPuts)).ToString("F0", CultureInfo.InvariantCulture);
             string bytesPerWrite = c.LogWrites <= 0 ? "-" : (c.AllocatedBytes / (double)c.LogWrites).ToString("F0", CultureInfo.InvariantCulture);
-            line += string.Create(CultureInfo.InvariantCulture, $" {percentiles[0],9:F1} {percentiles[1],9:F1} {perWrite,10} {perPut,7} {bytesPerWrite,8}");
+            string switchesPerPut = c.ContextSwitches < 0 ? "-" : (c.ContextSwitches / (double)Math.Max(1, c.MeasuredPuts)).ToString("F2", CultureInfo.InvariantCulture);
+            line += string.Create(CultureInfo.InvariantCulture, $" {percentiles[0],9:F1} {percentiles[1],9:F1} {perWrite,10} {perPut,7} {bytesPerWrite,8} {switchesPerPut,7}");
             output.WriteLine(line);
         }
         output.WriteLine();
         output.WriteLine("commits/s: all callers' commits over the time of the case's measured rounds; median/s: its median round's rate;");
         output.WriteLine("/store: commits/s over that store's at the same caller count; /self1: over the same store's with 1 caller;");
         output.WriteLine("puts/write: puts per durable log write (rocksdb: WAL syncs, cairn: journal writes; '-': every commit is its own sync);");
-        output.WriteLine("B/put, B/write: bytes the whole process allocated in the case's measured rounds (only that case runs then), per put and per log write.");
+        output.WriteLine("B/put, B/write: bytes the whole process allocated in the case's measured rounds (only that case runs then), per put and per log write;");
+        output.WriteLine("cs/put: context switches of the whole process (getrusage, voluntary + involuntary, every thread) in those rounds, per put.");
     }
 
     private static InterleavedCase Find(List<InterleavedCase> cases, string store, int callers)

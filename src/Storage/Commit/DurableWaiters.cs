@@ -1,0 +1,207 @@
+using Cairn.Transactions;
+
+namespace Cairn.Commit;
+
+/// <summary>
+/// The committers in <see cref="CommitQueue.WaitDurable"/> whose entry is not durable yet, and which of them leads the
+/// queue's writes. A committer that finds no leader leads; the others sleep at once on their own signal (no spinning:
+/// with dozens of committers on two cores a spinning waiter takes the CPU the write lock's holder needs), and whoever
+/// writes their entries wakes them together (<see cref="WakeDurable"/>), instead of one after another through a lock,
+/// each woken by the one before. While anyone waits, a leader is at work: a leader that stops hands the lead to the
+/// longest waiter (<see cref="EndLead"/>), so nobody sleeps without a write coming.
+/// </summary>
+internal sealed class DurableWaiters(StatePublisher states)
+{
+    /// <summary>What a committer does after <see cref="WaitOrLead"/>.</summary>
+    public enum Turn
+    {
+        /// <summary>Its transaction is durable.</summary>
+        Durable,
+
+        /// <summary>It leads: it writes until its transaction is durable, then calls <see cref="EndLead"/>, whatever happens.</summary>
+        Lead,
+
+        /// <summary>Woken by <see cref="WakeAll"/> (the queue failed or closed): it checks why, and may wait again.</summary>
+        Recheck,
+    }
+
+    private sealed class Waiter
+    {
+        public readonly ManualResetEventSlim Signal = new(initialState: false, spinCount: 0);
+        public long TransactionId;
+        public Turn Woken;
+        public Waiter? Next;
+    }
+
+    // One per thread, reused: a thread waits for one commit at a time.
+    [ThreadStatic]
+    private static Waiter? t_waiter;
+
+    // Guards the waiter list (in arrival order), each queued waiter's fields and _leading. Never held across I/O or a
+    // wait; taken after the queue's write lock where both are held.
+    private readonly Lock _gate = new();
+    private Waiter? _head;
+    private Waiter? _tail;
+    private bool _leading;
+
+    /// <summary>Whether a committer leads the queue's writes now (one is writing, or about to).</summary>
+    public bool Leading => Volatile.Read(ref _leading);
+
+    /// <summary>Whether any committer sleeps waiting for its entry's write.</summary>
+    public bool AnyWaiting => Volatile.Read(ref _head) is not null;
+
+    /// <summary>
+    /// Returns <see cref="Turn.Durable"/> if transaction <paramref name="transactionId"/> is durable, <see cref="Turn.Lead"/>
+    /// if nobody led (the caller leads now), else sleeps until its transaction is durable, the lead is handed to it,
+    /// or <see cref="WakeAll"/>.
+    /// </summary>
+    public Turn WaitOrLead(long transactionId)
+    {
+        Waiter waiter;
+        lock (_gate)
+        {
+            // Under the gate: a writer moves the watermark before it takes the gate to wake, so this sees it or is woken.
+            if (states.DurableUpTo >= transactionId)
+                return Turn.Durable;
+            if (!_leading)
+            {
+                _leading = true;
+                return Turn.Lead;
+            }
+            waiter = t_waiter ??= new Waiter();
+            waiter.Signal.Reset();
+            waiter.TransactionId = transactionId;
+            waiter.Woken = Turn.Recheck;
+            Append(waiter);
+        }
+        try
+        {
+            waiter.Signal.Wait();
+        }
+        catch
+        {
+            // Interrupted: leave the list, or pass on the lead if it was handed here meanwhile.
+            bool woken;
+            lock (_gate)
+                woken = !Remove(waiter);
+            if (woken)
+            {
+                // Its waker may still be walking the chain this waiter is on: the thread takes a fresh one next time.
+                t_waiter = null;
+                if (waiter.Woken == Turn.Lead)
+                    EndLead();
+            }
+            throw;
+        }
+        return waiter.Woken;
+    }
+
+    /// <summary>After the watermark moved: wakes every waiter it passed.</summary>
+    public void WakeDurable()
+    {
+        if (!AnyWaiting)
+            return;
+        long durable = states.DurableUpTo;
+        Waiter? woken = null;
+        lock (_gate)
+        {
+            Waiter? previous = null;
+            for (var waiter = _head; waiter is not null;)
+            {
+                var next = waiter.Next;
+                if (waiter.TransactionId <= durable)
+                {
+                    Unlink(waiter, previous);
+                    waiter.Woken = Turn.Durable;
+                    waiter.Next = woken;
+                    woken = waiter;
+                }
+                else
+                {
+                    previous = waiter;
+                }
+                waiter = next;
+            }
+        }
+        Signal(woken);
+    }
+
+    /// <summary>The leader stops: the longest waiter leads from here on, or nobody.</summary>
+    public void EndLead()
+    {
+        Waiter? next;
+        lock (_gate)
+        {
+            next = _head;
+            if (next is null)
+            {
+                _leading = false;
+                return;
+            }
+            Unlink(next, previous: null);
+            next.Woken = Turn.Lead;
+            next.Next = null;
+        }
+        next.Signal.Set();
+    }
+
+    /// <summary>The queue failed or closed: every waiter wakes to find out (the leader, if any, goes on leading).</summary>
+    public void WakeAll()
+    {
+        Waiter? woken;
+        lock (_gate)
+        {
+            woken = _head;
+            _head = _tail = null;
+            for (var waiter = woken; waiter is not null; waiter = waiter.Next)
+                waiter.Woken = Turn.Recheck;
+        }
+        Signal(woken);
+    }
+
+    private static void Signal(Waiter? chain)
+    {
+        while (chain is not null)
+        {
+            // Read the link first: once signalled, the waiter's thread may reuse it.
+            var next = chain.Next;
+            chain.Signal.Set();
+            chain = next;
+        }
+    }
+
+    private void Append(Waiter waiter)
+    {
+        waiter.Next = null;
+        if (_tail is null)
+            _head = waiter;
+        else
+            _tail.Next = waiter;
+        _tail = waiter;
+    }
+
+    /// <summary>Takes <paramref name="waiter"/> out of the list if it is there; false if it was not (it was woken).</summary>
+    private bool Remove(Waiter waiter)
+    {
+        Waiter? previous = null;
+        for (var current = _head; current is not null; previous = current, current = current.Next)
+        {
+            if (ReferenceEquals(current, waiter))
+            {
+                Unlink(current, previous);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void Unlink(Waiter waiter, Waiter? previous)
+    {
+        if (previous is null)
+            _head = waiter.Next;
+        else
+            previous.Next = waiter.Next;
+        if (ReferenceEquals(_tail, waiter))
+            _tail = previous;
+    }
+}

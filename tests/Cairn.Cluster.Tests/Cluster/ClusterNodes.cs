@@ -1,5 +1,5 @@
 using System.Net;
-using System.Text;
+using Cairn.Cluster.NodeHost;
 using Cairn.Cluster.Tests.Nemesis;
 using Cairn.Tests.Support;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
@@ -88,19 +88,7 @@ internal sealed class ClusterNodes : IAsyncDisposable
     }, Describe);
 
     /// <summary>Every tree's keys and values on <paramref name="node"/>, the cluster's own trees included, as text.</summary>
-    public string Dump(int node)
-    {
-        var text = new StringBuilder();
-        using var read = this[node].BeginLocalRead();
-        foreach (var name in read.GetTreeNames().Order(StringComparer.Ordinal))
-        {
-            using var cursor = read.OpenTree(name).CreateCursor();
-            for (var more = cursor.SeekFirst(); more; more = cursor.MoveNext())
-                text.Append(name).Append(' ').Append(Convert.ToHexString(cursor.Key)).Append('=').AppendLine(Convert.ToHexString(cursor.Value));
-        }
-
-        return text.ToString();
-    }
+    public string Dump(int node) => NodeDump.Of(this[node]);
 
     /// <summary>Same dump on every running node, and each environment verifies clean.</summary>
     public void AssertConvergedAndVerified()

@@ -30,6 +30,33 @@ internal static class NemesisCampaign
 
     public static async Task<CampaignReport> RunAsync(string folder, int seed, int events, IReadOnlyList<NodeDisk>? disks, Action<string> output)
     {
+        try
+        {
+            return await RunKeptAsync(folder, seed, events, disks, output);
+        }
+        catch (Exception failure)
+        {
+            // The test's folder is deleted with it: the logs, the nemesis log and the history outlive a failure here.
+            var kept = Path.Combine(Cairn.Tests.Support.TestDirectory.RepositoryRoot, ".scratch", "nemesis-failures", $"seed{seed}-{DateTime.UtcNow:yyyyMMdd-HHmmss}");
+            CopyTextFiles(folder, kept);
+            output($"seed {seed} FAILED; its node logs, nemesis log and history are kept in {kept}");
+            throw new CampaignFailedException(seed, kept, failure);
+        }
+    }
+
+    private static void CopyTextFiles(string from, string to)
+    {
+        foreach (var file in Directory.EnumerateFiles(from, "*", SearchOption.AllDirectories)
+            .Where(f => Path.GetExtension(f) is ".log" or ".txt" or ".stdout" or ".stderr"))
+        {
+            var target = Path.Combine(to, Path.GetRelativePath(from, file));
+            Directory.CreateDirectory(Path.GetDirectoryName(target)!);
+            File.Copy(file, target);
+        }
+    }
+
+    private static async Task<CampaignReport> RunKeptAsync(string folder, int seed, int events, IReadOnlyList<NodeDisk>? disks, Action<string> output)
+    {
         var started = System.Diagnostics.Stopwatch.StartNew();
         Directory.CreateDirectory(folder);
         var schedule = NemesisScheduleGenerator.Generate(new NemesisScheduleOptions(Nodes, (Nodes - 1) / 2, events, disks is not null), seed);
@@ -52,10 +79,10 @@ internal static class NemesisCampaign
         finally
         {
             await workload.StopAsync();
+            File.WriteAllText(Path.Combine(folder, "history.txt"), HistoryText.Write(workload.Recorder.ToHistory()));
         }
 
         var history = workload.Recorder.ToHistory();
-        File.WriteAllText(Path.Combine(folder, "history.txt"), HistoryText.Write(history));
         var dump = await cluster.ConvergedDumpAsync();
         await cluster.VerifyAllAsync();
 
@@ -73,4 +100,11 @@ internal static class NemesisCampaign
         output(report.ToString());
         return report;
     }
+}
+
+/// <summary>A campaign failed; <see cref="KeptIn"/> holds its nodes' output, the nemesis log and the history.</summary>
+public sealed class CampaignFailedException(int seed, string keptIn, Exception failure)
+    : Exception($"Nemesis campaign seed {seed} failed (files kept in {keptIn}): {failure.Message}", failure)
+{
+    public string KeptIn { get; } = keptIn;
 }

@@ -106,8 +106,8 @@ internal sealed class ProcessCluster : INemesisTargets, IAsyncDisposable
     }
 
     /// <summary>
-    /// Waits until every node answers, follows the same leader in the same term, and has applied the same index,
-    /// at least its commit index; then until their dumps are equal (an entry applied between two dumps asks again).
+    /// Waits until every node answers, follows the same leader in the same term, and has the same commit and applied
+    /// indexes; then until their dumps are equal (an entry applied between two dumps asks again).
     /// Returns the dump.
     /// </summary>
     public async Task<string> ConvergedDumpAsync()
@@ -122,8 +122,10 @@ internal sealed class ProcessCluster : INemesisTargets, IAsyncDisposable
             if (statuses.Any(s => s is null))
                 return false;
             var first = statuses[0]!;
+            // Applied is the state machine's last entry with a payload: DotNext applies empty entries (an election's
+            // or a read's no-op) itself, so it trails the commit index once those are last; equal on every node it is.
             if (first.Leader is null || statuses.Any(s => !Equals(s!.Leader, first.Leader) || s.Term != first.Term
-                || s.AppliedIndex != first.AppliedIndex || s.AppliedIndex < s.CommitIndex))
+                || s.CommitIndex != first.CommitIndex || s.AppliedIndex != first.AppliedIndex))
                 return false;
             var dumps = Enumerable.Range(0, NodeCount).Select(i => NodeControl.DumpAsync(controlPorts[i], Eventually.HangDeadline).GetAwaiter().GetResult()).ToArray();
             if (dumps.Distinct().Count() != 1)

@@ -26,6 +26,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
     private readonly RaftCluster raft;
     private readonly SocketDialler? ownDialler;
     private int disposed;
+    private long readNoOpTerm; // the highest term whose read no-op this node saw committed; only rises (RaiseReadNoOpTerm)
 
     private ClusterNode(ClusterNodeOptions options, StorageEnvironment environment, CairnStateMachine stateMachine,
         WriteAheadLog log, RaftCluster raft, SocketDialler? ownDialler)

@@ -25,8 +25,13 @@ public sealed partial class ClusterNode
         var term = raft.Term;
         try
         {
-            if (stateMachine.AppliedTerm < term)
+            if (stateMachine.AppliedTerm < term && Volatile.Read(ref readNoOpTerm) < term)
+            {
                 await raft.ReplicateAsync(ReadOnlyMemory<byte>.Empty, null, cancellationToken).ConfigureAwait(false);
+                // DotNext applies an empty entry itself (the state machine never sees its term), so remember that an
+                // entry of this term or later is committed: without this every read appended another no-op.
+                RaiseReadNoOpTerm(term);
+            }
             await raft.ApplyReadBarrierAsync(ReadBarrierType.Strong, cancellationToken).ConfigureAwait(false);
         }
         catch (QuorumUnreachableException e)
@@ -58,6 +63,15 @@ public sealed partial class ClusterNode
         if (AppliedIndex < minimumIndex)
             await log.WaitForApplyAsync(minimumIndex, cancellationToken).ConfigureAwait(false);
         return ReadLocal(tree, key);
+    }
+
+    private void RaiseReadNoOpTerm(long term)
+    {
+        for (var seen = Volatile.Read(ref readNoOpTerm); seen < term; seen = Volatile.Read(ref readNoOpTerm))
+        {
+            if (Interlocked.CompareExchange(ref readNoOpTerm, term, seen) == seen)
+                return;
+        }
     }
 
     private byte[]? ReadLocal(string tree, byte[] key)

@@ -28,6 +28,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
     private readonly MembershipStore membership;
     private readonly SocketDialler? ownDialler;
     private int disposed;
+    private long readNoOpTerm; // the highest term whose read no-op this node saw committed; only rises (RaiseReadNoOpTerm)
 
     private ClusterNode(ClusterNodeOptions options, EnvironmentSlot environment, CairnStateMachine stateMachine,
         WriteAheadLog log, RaftCluster raft, MembershipStore membership, SocketDialler? ownDialler)

@@ -1,4 +1,5 @@
 using System.Net;
+using Cairn.Cluster.NodeHost;
 using Cairn.Cluster.Tests.Nemesis;
 using Cairn.Tests.Support;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
@@ -111,11 +112,7 @@ internal sealed class ClusterNodes : IAsyncDisposable
     }, Describe);
 
     /// <summary>Every tree's keys and values on <paramref name="node"/>, the cluster's own trees included, as text.</summary>
-    public string Dump(int node)
-    {
-        using var read = this[node].BeginLocalRead();
-        return Snapshots.SnapshotNode.DumpOf(read);
-    }
+    public string Dump(int node) => NodeDump.Of(this[node]);
 
     /// <summary>Same dump on every running node, and each environment verifies clean.</summary>
     public void AssertConvergedAndVerified() => AssertConvergedAndVerified(Running().ToArray());

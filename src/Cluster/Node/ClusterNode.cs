@@ -1,4 +1,5 @@
 using System.Net;
+using Cairn.Cluster.Metrics;
 using Cairn.Cluster.Node;
 using Cairn.Cluster.StateMachine;
 using DotNext.Net.Cluster.Consensus.Raft;
@@ -25,10 +26,11 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
     private readonly WriteAheadLog log;
     private readonly RaftCluster raft;
     private readonly SocketDialler? ownDialler;
+    private readonly ClusterNodeMetrics metrics;
     private int disposed;
 
     private ClusterNode(ClusterNodeOptions options, StorageEnvironment environment, CairnStateMachine stateMachine,
-        WriteAheadLog log, RaftCluster raft, SocketDialler? ownDialler)
+        WriteAheadLog log, RaftCluster raft, SocketDialler? ownDialler, ClusterNodeMetrics metrics)
     {
         LocalEndPoint = options.LocalEndPoint;
         this.environment = environment;
@@ -36,6 +38,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         this.log = log;
         this.raft = raft;
         this.ownDialler = ownDialler;
+        this.metrics = metrics;
     }
 
     /// <summary>This node's address and identity.</summary>
@@ -70,6 +73,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         WriteAheadLog? log = null;
         RaftCluster? raft = null;
         SocketDialler? ownDialler = null;
+        ClusterNodeMetrics? metrics = null;
         try
         {
             var stateMachine = new CairnStateMachine(environment, options.SessionCapacity);
@@ -81,11 +85,15 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
             await log.InitializeAsync(cancellationToken).ConfigureAwait(false);
             IConnectionFactory dialler = options.Dialler ?? (ownDialler = new SocketDialler());
             raft = new RaftCluster(Configure(options, dialler)) { AuditTrail = log };
+            metrics = new ClusterNodeMetrics(raft, options.LocalEndPoint, storage.MeterFactory);
             await raft.StartAsync(cancellationToken).ConfigureAwait(false);
-            return new ClusterNode(options, environment, stateMachine, log, raft, ownDialler);
+            var node = new ClusterNode(options, environment, stateMachine, log, raft, ownDialler, metrics);
+            metrics.Observe(node);
+            return node;
         }
         catch
         {
+            metrics?.Dispose();
             if (raft is not null)
                 await raft.DisposeAsync().ConfigureAwait(false);
             if (log is not null)
@@ -107,6 +115,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
     {
         if (Interlocked.Exchange(ref disposed, 1) != 0)
             return;
+        metrics.Dispose();
         await raft.StopAsync().ConfigureAwait(false);
         await raft.DisposeAsync().ConfigureAwait(false);
         await log.DisposeAsync().ConfigureAwait(false);

@@ -8,7 +8,7 @@ namespace Cairn.Cluster;
 /// how it listens and dials. Every member is given the same <see cref="Members"/> list; membership changes are not
 /// built yet.
 /// </summary>
-public sealed class ClusterNodeOptions
+public sealed record ClusterNodeOptions
 {
     /// <summary>The node's folder: its Cairn environment in <c>data/</c>, its Raft log in <c>raft/</c>.</summary>
     public required string DirectoryPath { get; init; }

@@ -85,7 +85,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
             await log.InitializeAsync(cancellationToken).ConfigureAwait(false);
             IConnectionFactory dialler = options.Dialler ?? (ownDialler = new SocketDialler());
             raft = new RaftCluster(Configure(options, dialler)) { AuditTrail = log };
-            metrics = new ClusterNodeMetrics(raft, options.LocalEndPoint, storage.MeterFactory);
+            metrics = new ClusterNodeMetrics(raft, options.LocalEndPoint, options.Storage?.MeterFactory);
             await raft.StartAsync(cancellationToken).ConfigureAwait(false);
             var node = new ClusterNode(options, environment, stateMachine, log, raft, ownDialler, metrics);
             metrics.Observe(node);

@@ -40,6 +40,8 @@ internal static class CairnCli
         Add(BackupCommand.Create(context), BackupCommand.Notes);
         Add(RestoreCommand.Create(context), RestoreCommand.Notes);
         Add(CompactCommand.Create(context), CompactCommand.Notes);
+        root.Subcommands.Add(ClusterStatusCommand.Create(context));
+        notes[root.Subcommands[^1].Subcommands[0]] = ClusterStatusCommand.Notes + "\n\n" + ExitCodes.Help;
         root.Subcommands.Add(StressCommand.Create(context));
         notes[root.Subcommands[^1]] = StressCommand.Notes + "\n\n" + ExitCodes.Help;
         HelpNotes.Attach(root, notes);

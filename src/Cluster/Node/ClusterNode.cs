@@ -1,5 +1,6 @@
 using System.Net;
 using Cairn.Cluster.Membership;
+using Cairn.Cluster.Metrics;
 using Cairn.Cluster.Node;
 using Cairn.Cluster.Snapshots;
 using Cairn.Cluster.StateMachine;
@@ -27,11 +28,12 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
     private readonly RaftCluster raft;
     private readonly MembershipStore membership;
     private readonly SocketDialler? ownDialler;
+    private readonly ClusterNodeMetrics metrics;
     private int disposed;
     private long readNoOpTerm; // the highest term whose read no-op this node saw committed; only rises (RaiseReadNoOpTerm)
 
     private ClusterNode(ClusterNodeOptions options, EnvironmentSlot environment, CairnStateMachine stateMachine,
-        WriteAheadLog log, RaftCluster raft, MembershipStore membership, SocketDialler? ownDialler)
+        WriteAheadLog log, RaftCluster raft, MembershipStore membership, SocketDialler? ownDialler, ClusterNodeMetrics metrics)
     {
         LocalEndPoint = options.LocalEndPoint;
         this.environment = environment;
@@ -40,6 +42,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         this.raft = raft;
         this.membership = membership;
         this.ownDialler = ownDialler;
+        this.metrics = metrics;
     }
 
     /// <summary>This node's address and identity.</summary>
@@ -92,6 +95,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         WriteAheadLog? log = null;
         RaftCluster? raft = null;
         SocketDialler? ownDialler = null;
+        ClusterNodeMetrics? metrics = null;
         try
         {
             var stateMachine = new CairnStateMachine(environment, options.SessionCapacity, options.SnapshotInterval,
@@ -109,11 +113,15 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
             await log.InitializeAsync(cancellationToken).ConfigureAwait(false);
             IConnectionFactory dialler = options.Dialler ?? (ownDialler = new SocketDialler());
             raft = new RaftCluster(Configure(options, dialler, membership)) { AuditTrail = log };
+            metrics = new ClusterNodeMetrics(raft, options.LocalEndPoint, options.Storage?.MeterFactory);
             await raft.StartAsync(cancellationToken).ConfigureAwait(false);
-            return new ClusterNode(options, environment, stateMachine, log, raft, membership, ownDialler);
+            var node = new ClusterNode(options, environment, stateMachine, log, raft, membership, ownDialler, metrics);
+            metrics.Observe(node);
+            return node;
         }
         catch
         {
+            metrics?.Dispose();
             if (raft is not null)
                 await raft.DisposeAsync().ConfigureAwait(false);
             if (log is not null)
@@ -136,6 +144,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
     {
         if (Interlocked.Exchange(ref disposed, 1) != 0)
             return;
+        metrics.Dispose();
         await raft.StopAsync().ConfigureAwait(false);
         await raft.DisposeAsync().ConfigureAwait(false);
         await log.DisposeAsync().ConfigureAwait(false);

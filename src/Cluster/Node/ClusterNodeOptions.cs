@@ -9,7 +9,7 @@ namespace Cairn.Cluster;
 /// how it listens and dials. The founding members are each given the same <see cref="Members"/> list; a node added
 /// later is given none, and a leader adds it (<see cref="ClusterNode.AddMemberAsync"/>).
 /// </summary>
-public sealed class ClusterNodeOptions
+public sealed record ClusterNodeOptions
 {
     /// <summary>
     /// The node's folder: its Cairn environment in <c>data/</c>, its Raft log in <c>raft/</c> (and, while a snapshot

@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Net;
 using System.Net.Sockets;
+using Cairn.Cluster.Client.Remote;
 using Cairn.Cluster.Commands;
 using static Cairn.Cluster.Client.Remote.RemoteProtocol;
 
@@ -128,6 +129,12 @@ public sealed class ClusterNodeServer : IAsyncDisposable
                         ? await node.ReadAppliedAsync(tree, key, index, stopping.Token).ConfigureAwait(false)
                         : await node.ReadAsync(tree, key, stopping.Token).ConfigureAwait(false);
                     return (Reply.Value, value is null ? [] : [1, .. value]);
+                case Request.Status:
+                    if (StatusCodec.CheckRequest(body) is { } refusal)
+                        return (Reply.BadRequest, Text(refusal));
+                    if (node is not IClusterNodeStatusSource source)
+                        return (Reply.Unavailable, Text($"node {node.LocalEndPoint} is not in this server's process and reports no status"));
+                    return (Reply.Status, StatusCodec.EncodeReply(await source.GetStatusAsync(stopping.Token).ConfigureAwait(false)));
                 default:
                     return (Reply.BadRequest, Text($"unknown request kind {kind}"));
             }

@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Net;
 using System.Net.Sockets;
+using Cairn.Cluster.Client.Remote;
 using Cairn.Cluster.Commands;
 using static Cairn.Cluster.Client.Remote.RemoteProtocol;
 
@@ -50,6 +51,28 @@ public sealed class RemoteNodeConnection : IClusterNodeConnection, IAsyncDisposa
     /// <inheritdoc/>
     public Task<byte[]?> ReadAppliedAsync(string tree, byte[] key, long minimumIndex, CancellationToken cancellationToken = default)
         => ReadCoreAsync(Request.ReadApplied, tree, key, minimumIndex, cancellationToken);
+
+    /// <summary>
+    /// The node's own view of the cluster (<see cref="ClusterNode.GetStatus"/>), asked over the connection: reads
+    /// nothing but the node's state, changes nothing.
+    /// </summary>
+    /// <exception cref="IOException">The node could not be reached, gives no status, or its reply did not decode.</exception>
+    public async Task<ClusterNodeStatus> GetStatusAsync(CancellationToken cancellationToken = default)
+    {
+        var (kind, body) = await CallAsync(Request.Status, StatusCodec.EncodeRequest(), cancellationToken).ConfigureAwait(false);
+        if (kind == Reply.Unavailable)
+            throw new IOException($"Node {LocalEndPoint} at {server} gives no status: {Text(body)}.");
+        if (kind != Reply.Status)
+            throw Refusal(kind, body);
+        try
+        {
+            return StatusCodec.DecodeReply(body);
+        }
+        catch (InvalidDataException e)
+        {
+            throw new IOException($"Node {LocalEndPoint} at {server} sent a status reply that does not decode: {e.Message}", e);
+        }
+    }
 
     /// <summary>Closes the connection.</summary>
     public async ValueTask DisposeAsync()

@@ -8,16 +8,16 @@ namespace Cairn.Cluster.Client.Remote;
 /// The client → node protocol (plain RPC beside Raft, docs/cluster.md): one request, then its response, on a TCP
 /// connection, each a frame <c>length:i32 | kind:u8 | body</c>, little-endian. A write's body is the command as the
 /// Raft log carries it (<see cref="Commands.CommandCodec"/>); a read's is <c>treeLength:u16 | tree | keyLength:i32 |
-/// key [| minimumIndex:i64]</c>.
+/// key [| minimumIndex:i64]</c>; a status request's and reply's are in <see cref="StatusCodec"/>.
 /// </summary>
 internal static class RemoteProtocol
 {
     /// <summary>The largest frame either side accepts: a bigger length is a broken or hostile peer.</summary>
     public const int MaxFrameBytes = 64 << 20;
 
-    public enum Request : byte { Write = 1, Read = 2, ReadApplied = 3 }
+    public enum Request : byte { Write = 1, Read = 2, ReadApplied = 3, Status = 4 }
 
-    public enum Reply : byte { Written = 1, Value = 2, NotLeader = 3, OutcomeUnknown = 4, SessionExpired = 5, Unavailable = 6, BadRequest = 7 }
+    public enum Reply : byte { Written = 1, Value = 2, NotLeader = 3, OutcomeUnknown = 4, SessionExpired = 5, Unavailable = 6, BadRequest = 7, Status = 8 }
 
     public static async Task WriteFrameAsync(Stream stream, byte kind, byte[] body, CancellationToken token)
     {

@@ -69,18 +69,34 @@ internal sealed class CairnStateMachine : IStateMachine
     /// <param name="index">The entry's log index.</param>
     /// <param name="payload">The entry's bytes.</param>
     /// <param name="expected">The command a waiting writer appended at this index, to tell it if another took its place.</param>
-    /// <param name="token">Cancels the wait for the environment's writer.</param>
-    internal async ValueTask<ApplyOutcome> ApplyAsync(long index, ReadOnlySequence<byte> payload, OperationId? expected, CancellationToken token)
+    /// <param name="token">Checked before the entry is applied; the apply itself does not wait.</param>
+    internal ValueTask<ApplyOutcome> ApplyAsync(long index, ReadOnlySequence<byte> payload, OperationId? expected, CancellationToken token)
     {
+        token.ThrowIfCancellationRequested();
         if (index <= AppliedIndex)
-            return new ApplyOutcome(ApplyStatus.AlreadyApplied, 0);
+            return ValueTask.FromResult(new ApplyOutcome(ApplyStatus.AlreadyApplied, 0));
         var command = payload.IsEmpty ? null : CommandCodec.Decode(payload.IsSingleSegment ? payload.FirstSpan : payload.ToArray(), index);
-        var state = (Machine: this, Index: index, Command: command);
-        var outcome = await Environment.WriteAsync(state, static (transaction, s) => s.Machine.Apply(transaction, s.Index, s.Command), token)
-            .ConfigureAwait(false);
+        var outcome = ApplyLazily(index, command);
         if (outcome.Status != ApplyStatus.AlreadyApplied)
             Volatile.Write(ref appliedIndex, index);
-        return expected is { } id && command?.Id != id ? new ApplyOutcome(ApplyStatus.Replaced, 0) : outcome;
+        return ValueTask.FromResult(expected is { } id && command?.Id != id ? new ApplyOutcome(ApplyStatus.Replaced, 0) : outcome);
+    }
+
+    /// <summary>
+    /// Applies one entry in a lazily committed transaction: published at once (a read here sees it), made durable by
+    /// Cairn's next journal write, not waited for. The Raft log already holds the entry durably, and DotNext drops no
+    /// entry above the state machine's snapshot index (this one reports none), so an entry a crash takes from Cairn
+    /// is applied again from the log on restart; a durable commit per entry made the applier, which runs one entry at
+    /// a time, the cluster's bottleneck (docs/decisions.md, issue 28, C cluster bench). Only the applier writes the
+    /// environment, so the write lock is free at once.
+    /// </summary>
+    private ApplyOutcome ApplyLazily(long index, ClusterCommand? command)
+    {
+        using var transaction = Environment.BeginWrite();
+        var outcome = Apply(transaction, index, command);
+        if (outcome.Status != ApplyStatus.AlreadyApplied)
+            transaction.Commit(CommitMode.Lazy);
+        return outcome;
     }
 
     /// <summary>One entry's transaction: the skip guard, the dedup check, the effects, the applied index.</summary>

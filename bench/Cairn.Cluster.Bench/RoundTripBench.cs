@@ -52,7 +52,7 @@ internal static class RoundTripBench
         foreach (var networkRtt in new[] { 0.1, 0.5, 1.0, 5.0, 50.0 })
         {
             var inProcess = clusterP50 - loopback + networkRtt;
-            Console.WriteLine($"    round trip {networkRtt,5:F1} ms: about {inProcess:F1} ms in the leader's process, {inProcess + networkRtt:F1} ms from a remote client; one caller at most {1000 / (inProcess + networkRtt):F0} writes/s, N callers about N times that until the disk saturates");
+            Console.WriteLine($"    round trip {networkRtt,5:F1} ms: about {inProcess:F1} ms in the leader's process, {inProcess + networkRtt:F1} ms from a remote client; one caller at most {1000 / (inProcess + networkRtt):F0} writes/s (N callers: at most N times that; the throughput part shows what the log's flushes leave of it)");
         }
     }
 

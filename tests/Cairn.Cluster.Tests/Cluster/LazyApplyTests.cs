@@ -2,7 +2,6 @@ using System.Buffers;
 using Cairn.Cluster.Commands;
 using Cairn.Cluster.StateMachine;
 using Cairn.Tests.Support;
-using DotNext.Net.Cluster.Consensus.Raft;
 using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
 
 namespace Cairn.Cluster.Tests.Cluster;
@@ -49,7 +48,7 @@ public sealed class LazyApplyTests : IDisposable
             await using var log = new WriteAheadLog(new WriteAheadLog.Options { Location = logPath }, new CairnStateMachine(environment));
             await log.InitializeAsync();
             for (var sequence = 1; sequence <= 3; sequence++)
-                await AppendCommitAndApply(log, Payload(client, sequence, (byte)sequence));
+                await StateMachineTests.AppendCommitAndApply(log, Payload(client, sequence, (byte)sequence));
 
             // The files as a crash now would leave them: the applied entries are still queued in Cairn's memory.
             CopyFiles(directory.File("data"), crashImage);
@@ -68,13 +67,6 @@ public sealed class LazyApplyTests : IDisposable
             Assert.Equal([3], Read(environment, Key));
             Assert.True(environment.Verify().Entries > 0); // Verify throws on any damage
         }
-    }
-
-    private static async Task AppendCommitAndApply(WriteAheadLog log, ReadOnlySequence<byte> payload)
-    {
-        var index = await log.AppendAsync(new BinaryLogEntry { Content = payload.ToArray(), Term = 1 });
-        await log.CommitAsync(index);
-        await log.WaitForApplyAsync(index);
     }
 
     private static ReadOnlySequence<byte> Payload(Guid client, long sequence, byte value)

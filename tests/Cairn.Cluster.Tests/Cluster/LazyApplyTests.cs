@@ -87,11 +87,9 @@ public sealed class LazyApplyTests : IDisposable
     /// </summary>
     private static void CopyFiles(string from, string to)
     {
+        // Every file and folder (the journals are in one), as they are on disk now.
+        var copy = new System.Diagnostics.ProcessStartInfo("cp") { RedirectStandardError = true, ArgumentList = { "-a", from + "/.", to } };
         Directory.CreateDirectory(to);
-        var copy = new System.Diagnostics.ProcessStartInfo("cp") { RedirectStandardError = true };
-        foreach (var file in Directory.EnumerateFiles(from))
-            copy.ArgumentList.Add(file);
-        copy.ArgumentList.Add(to);
         using var process = System.Diagnostics.Process.Start(copy)!;
         var errors = process.StandardError.ReadToEnd();
         process.WaitForExit();

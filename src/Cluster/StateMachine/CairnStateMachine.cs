@@ -103,22 +103,39 @@ internal sealed class CairnStateMachine : IStateMachine
     /// <param name="index">The entry's log index.</param>
     /// <param name="payload">The entry's bytes.</param>
     /// <param name="expected">The command a waiting writer appended at this index, to tell it if another took its place.</param>
-    /// <param name="token">Cancels the wait for the environment's writer.</param>
+    /// <param name="token">Checked before the entry is applied; the apply itself does not wait.</param>
     /// <param name="term">The entry's term, which a snapshot point at this entry records (0 for an entry outside any log).</param>
-    internal async ValueTask<ApplyOutcome> ApplyAsync(long index, ReadOnlySequence<byte> payload, OperationId? expected, CancellationToken token, long term = 0)
+    internal ValueTask<ApplyOutcome> ApplyAsync(long index, ReadOnlySequence<byte> payload, OperationId? expected, CancellationToken token, long term = 0)
     {
+        token.ThrowIfCancellationRequested();
         if (index <= AppliedIndex)
-            return new ApplyOutcome(ApplyStatus.AlreadyApplied, 0);
+            return ValueTask.FromResult(new ApplyOutcome(ApplyStatus.AlreadyApplied, 0));
         var command = payload.IsEmpty ? null : CommandCodec.Decode(payload.IsSingleSegment ? payload.FirstSpan : payload.ToArray(), index);
-        var state = (Machine: this, Index: index, Term: term, Command: command);
-        var (outcome, moved) = await slot.Current.WriteAsync(state, static (transaction, s) => s.Machine.Apply(transaction, s.Index, s.Term, s.Command), token)
-            .ConfigureAwait(false);
+        var (outcome, moved) = ApplyLazily(index, term, command);
         if (outcome.Status != ApplyStatus.AlreadyApplied)
             Volatile.Write(ref appliedIndex, index);
-        // Published once its transaction is durable (merged writes always are), so DotNext never drops an entry the environment could lose.
+        // Published only once the transaction that moved it is durable (ApplyLazily), so DotNext never drops an entry the environment could lose.
         if (moved is { } point)
             snapshot = Snapshot(point);
-        return expected is { } id && command?.Id != id ? new ApplyOutcome(ApplyStatus.Replaced, 0) : outcome;
+        return ValueTask.FromResult(expected is { } id && command?.Id != id ? new ApplyOutcome(ApplyStatus.Replaced, 0) : outcome);
+    }
+
+    /// <summary>
+    /// Applies one entry in a lazily committed transaction: published at once (a read here sees it), made durable by
+    /// Cairn's next journal write, not waited for. The Raft log already holds the entry, and DotNext drops no entry
+    /// above the published snapshot point, so an entry a crash takes from Cairn is applied again from the log on
+    /// restart; a durable commit per entry made the applier, which runs one entry at a time, the cluster's bottleneck
+    /// (docs/decisions.md, issue 28, C cluster bench). The one transaction that moves the snapshot point commits
+    /// durably (which makes every lazy one before it durable too), because once the point is published DotNext may
+    /// delete the log up to it. Only the applier writes the environment, so the write lock is free at once.
+    /// </summary>
+    private (ApplyOutcome Outcome, SnapshotPoint? Moved) ApplyLazily(long index, long term, ClusterCommand? command)
+    {
+        using var transaction = slot.Current.BeginWrite();
+        var result = Apply(transaction, index, term, command);
+        if (result.Outcome.Status != ApplyStatus.AlreadyApplied)
+            transaction.Commit(result.Moved is null ? CommitMode.Lazy : CommitMode.Durable);
+        return result;
     }
 
     /// <summary>

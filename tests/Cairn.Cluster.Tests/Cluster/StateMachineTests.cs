@@ -148,7 +148,7 @@ public sealed class StateMachineTests : IDisposable
         Assert.True(environment.Verify().Entries > 0); // Verify throws on any damage
     }
 
-    private static async Task AppendCommitAndApply(WriteAheadLog log, ReadOnlySequence<byte> payload)
+    internal static async Task AppendCommitAndApply(WriteAheadLog log, ReadOnlySequence<byte> payload)
     {
         var index = await log.AppendAsync(new BinaryLogEntry { Content = payload.ToArray(), Term = 1 });
         await log.CommitAsync(index);

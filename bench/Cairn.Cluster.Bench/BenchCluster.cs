@@ -1,0 +1,136 @@
+using System.Net;
+using System.Net.Sockets;
+
+namespace Cairn.Cluster.Bench;
+
+/// <summary>
+/// Three (or <c>count</c>) Cairn.Cluster nodes in this process, each with its environment and Raft log on this
+/// machine's disk and its Raft traffic over loopback TCP. A node can be killed (stopped without a hand-over: DotNext
+/// does not resign on stop, so the others learn it only when its heartbeats stop, as after a crash) and restarted on
+/// its folder and address.
+/// </summary>
+internal sealed class BenchCluster : IAsyncDisposable
+{
+    private readonly Scratch scratch;
+    private readonly EndPoint[] members;
+    private readonly ClusterNode?[] nodes;
+    private readonly int lowerElection;
+    private readonly int upperElection;
+
+    private BenchCluster(Scratch scratch, EndPoint[] members, int lowerElection, int upperElection)
+    {
+        this.scratch = scratch;
+        this.members = members;
+        this.lowerElection = lowerElection;
+        this.upperElection = upperElection;
+        nodes = new ClusterNode?[members.Length];
+    }
+
+    public int Count => nodes.Length;
+
+    public ClusterNode this[int node] => nodes[node] ?? throw new InvalidOperationException($"Node {node} is stopped.");
+
+    public bool IsRunning(int node) => nodes[node] is not null;
+
+    public static async Task<BenchCluster> StartAsync(int count, int lowerElection, int upperElection)
+    {
+        var scratch = new Scratch("cluster");
+        var members = Enumerable.Range(0, count).Select(_ => (EndPoint)new IPEndPoint(IPAddress.Loopback, FreePort())).ToArray();
+        var cluster = new BenchCluster(scratch, members, lowerElection, upperElection);
+        try
+        {
+            await Task.WhenAll(Enumerable.Range(0, count).Select(cluster.StartNodeAsync));
+            await cluster.LeaderAsync();
+        }
+        catch
+        {
+            await cluster.DisposeAsync();
+            throw;
+        }
+
+        return cluster;
+    }
+
+    /// <summary>Connections for a client: each running node (a stopped one throws <see cref="ObjectDisposedException"/>).</summary>
+    public IReadOnlyList<IClusterNodeConnection> Connections(IEnumerable<int> which)
+        => which.Select(i => (IClusterNodeConnection)new NodeSlot(this, i)).ToArray();
+
+    /// <summary>The node every running node follows, once they agree.</summary>
+    public async Task<int> LeaderAsync()
+    {
+        var leader = -1;
+        await Measure.UntilAsync(() => (leader = AgreedLeader()) >= 0, Describe);
+        return leader;
+    }
+
+    public async Task KillAsync(int node)
+    {
+        if (Interlocked.Exchange(ref nodes[node], null) is { } stopping)
+            await stopping.DisposeAsync();
+    }
+
+    public Task RestartAsync(int node) => StartNodeAsync(node);
+
+    /// <summary>Waits until every running node has applied the same index.</summary>
+    public Task ConvergedAsync() => Measure.UntilAsync(() =>
+        Running().Select(i => this[i].AppliedIndex).Distinct().Count() == 1, Describe);
+
+    public string Describe() => string.Join("; ", Enumerable.Range(0, Count).Select(i => nodes[i] is { } n
+        ? $"node {i}: leader {n.Leader?.ToString() ?? "none"}, term {n.Term}, commit {n.CommitIndex}, applied {n.AppliedIndex}"
+        : $"node {i}: stopped"));
+
+    public async ValueTask DisposeAsync()
+    {
+        for (var i = 0; i < Count; i++)
+            await KillAsync(i);
+        scratch.Dispose();
+    }
+
+    private IEnumerable<int> Running() => Enumerable.Range(0, Count).Where(IsRunning);
+
+    private int AgreedLeader()
+    {
+        var running = Running().ToArray();
+        var leader = running.Where(i => nodes[i]?.IsLeader == true).ToArray();
+        if (leader.Length != 1)
+            return -1;
+        var endpoint = members[leader[0]];
+        return running.All(i => Equals(nodes[i]?.Leader, endpoint)) ? leader[0] : -1;
+    }
+
+    private async Task StartNodeAsync(int node)
+    {
+        nodes[node] = await ClusterNode.StartAsync(new ClusterNodeOptions
+        {
+            DirectoryPath = scratch.Sub($"node{node}"),
+            LocalEndPoint = members[node],
+            Members = members,
+            LowerElectionTimeout = lowerElection,
+            UpperElectionTimeout = upperElection,
+        });
+    }
+
+    private static int FreePort()
+    {
+        using var probe = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        probe.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        return ((IPEndPoint)probe.LocalEndPoint!).Port;
+    }
+
+    /// <summary>A client's view of a node slot: whichever node runs there now.</summary>
+    private sealed class NodeSlot(BenchCluster owner, int node) : IClusterNodeConnection
+    {
+        public EndPoint LocalEndPoint => owner.members[node];
+
+        public Task<ClusterWriteResult> WriteAsync(ClusterCommand command, CancellationToken cancellationToken = default)
+            => Current().WriteAsync(command, cancellationToken);
+
+        public Task<byte[]?> ReadAsync(string tree, byte[] key, CancellationToken cancellationToken = default)
+            => Current().ReadAsync(tree, key, cancellationToken);
+
+        public Task<byte[]?> ReadAppliedAsync(string tree, byte[] key, long minimumIndex, CancellationToken cancellationToken = default)
+            => Current().ReadAppliedAsync(tree, key, minimumIndex, cancellationToken);
+
+        private ClusterNode Current() => owner.nodes[node] ?? throw new ObjectDisposedException($"node {node}", "The node is stopped.");
+    }
+}

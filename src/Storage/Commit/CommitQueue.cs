@@ -326,7 +326,7 @@ internal sealed unsafe class CommitQueue : IDisposable
                 throw new InvalidOperationException($"The entry of transaction {transactionId} does not follow transaction {LastTransactionId} in the journal queue.");
             Buffer.EnsureCapacity(Bytes + length);
             System.Buffer.MemoryCopy(entry, Buffer.Pointer + Bytes, Buffer.Capacity - Bytes, length);
-            var location = new EntryLocation(JournalPosition.None);
+            var location = new EntryLocation(JournalPosition.None, startsBatch: Count == 0);
             Lengths.Add(length);
             Locations.Add(location);
             Volatile.Write(ref Bytes, Bytes + length);

@@ -134,6 +134,25 @@ internal sealed class ReaderTable
         return oldest;
     }
 
+    /// <summary>
+    /// Adds to <paramref name="epochs"/> the epoch of every slot in use, and <paramref name="currentEpoch"/> (the state
+    /// a reader that has not published yet will pin). The same fence and scan as <see cref="OldestEpoch"/>.
+    /// </summary>
+    public void CollectEpochs(long currentEpoch, List<long> epochs)
+    {
+        Interlocked.MemoryBarrier();
+        epochs.Add(currentEpoch);
+        foreach (var segment in Volatile.Read(ref _segments))
+        {
+            for (int i = 0; i < segment.Length; i++)
+            {
+                long epoch = Volatile.Read(ref segment[i].Epoch);
+                if (epoch > Free)
+                    epochs.Add(epoch);
+            }
+        }
+    }
+
     private ref long SlotAt(int index) => ref Volatile.Read(ref _segments)[index / SegmentSize][index % SegmentSize].Epoch;
 
     private ref long StartedAtOf(int index) => ref Volatile.Read(ref _segments)[index / SegmentSize][index % SegmentSize].StartedAtMilliseconds;

@@ -36,6 +36,26 @@ internal sealed class StateHistory
         return answer ?? _states.Peek();
     }
 
+    /// <summary>
+    /// Replaces each epoch in <paramref name="epochs"/> with the transaction of the state <see cref="StateAt"/> gives for it
+    /// (the list is sorted first).
+    /// </summary>
+    public void ToTransactionIds(List<long> epochs)
+    {
+        epochs.Sort();
+        // One walk: the states are oldest first, so the newest state at or before each epoch only moves forward.
+        EnvironmentState answer = _states.Peek();
+        int i = 0;
+        foreach (var state in _states)
+        {
+            for (; i < epochs.Count && epochs[i] < state.Epoch; i++)
+                epochs[i] = answer.TransactionId;
+            answer = state;
+        }
+        for (; i < epochs.Count; i++)
+            epochs[i] = answer.TransactionId;
+    }
+
     /// <summary>Drops states older than the oldest one a reader uses (the newest is always kept).</summary>
     public void Forget(long oldestReaderEpoch)
     {

@@ -26,6 +26,13 @@ internal sealed unsafe partial class StatePublisher
     // a page of a transaction the journal could lose), and what that state reaches is not reclaimed.
     private long _durableUpTo;
 
+    // Under _stateLock, ascending: published transactions above _durableUpTo whose entry ended a journal write (the
+    // next one's started a batch), so MarkDurable may stop the watermark there and pin that state for the flusher.
+    // A superseded version such a state has is kept (SweepSuperseded), as one a reader holds is.
+    private readonly Queue<long> _durableStops = new();
+    // Scratch for ReclaimLocked: the transactions of held states and durable stops, sorted.
+    private readonly List<long> _reaching = [];
+
     public StatePublisher(EnvironmentState initial, ScratchAllocator scratch)
     {
         _current = initial;
@@ -91,16 +98,18 @@ internal sealed unsafe partial class StatePublisher
             var current = _current;
             if (!durable && _durableUpTo == current.TransactionId)
                 Readers.Publish(DurableSlot, current.Epoch); // the first lazy commit since everything was durable
+            if (lazyEntry is { StartsBatch: true } && current.TransactionId > _durableUpTo)
+                _durableStops.Enqueue(current.TransactionId); // its entry ended the journal write before this one's
             var retired = _reclaimer.Rent();
             foreach (var (pageNumber, _) in tx.DirtyPages)
             {
                 if (current.Pages.TryGet(pageNumber, out var replaced))
-                    retired.ScratchVersions.Add((replaced.Pointer, replaced.PageCount));
+                    retired.Superseded.Add(new SupersededVersion(replaced.Pointer, replaced.PageCount, replaced.TransactionId, transactionId));
             }
             foreach (var (pageNumber, count) in tx.FreedPages)
             {
                 if (current.Pages.TryGet(pageNumber, out var replaced))
-                    retired.ScratchVersions.Add((replaced.Pointer, replaced.PageCount));
+                    retired.Superseded.Add(new SupersededVersion(replaced.Pointer, replaced.PageCount, replaced.TransactionId, transactionId));
                 retired.FreedPages.Add((pageNumber, count));
             }
             PageTable pages;
@@ -150,6 +159,8 @@ internal sealed unsafe partial class StatePublisher
     private void MarkDurableLocked(long transactionId)
     {
         _durableUpTo = Math.Max(_durableUpTo, transactionId);
+        while (_durableStops.TryPeek(out long stop) && stop <= _durableUpTo)
+            _durableStops.Dequeue();
         if (_durableUpTo >= _current.TransactionId)
             Readers.MarkIdle(DurableSlot);
         else if (Readers.IsActive(DurableSlot))
@@ -328,11 +339,26 @@ internal sealed unsafe partial class StatePublisher
         _reclaimer.Retire(next.Epoch, retired);
     }
 
-    /// <summary>Under the state lock: frees what no reader can reach any more.</summary>
+    /// <summary>
+    /// Under the state lock: frees what no reader can reach any more: everything retired up to the oldest held epoch,
+    /// and, newer than that, each superseded version that none of the held states and none of the states the durable
+    /// watermark may still stop at has (a page a fill rewrites transaction after transaction goes back warm at once,
+    /// instead of when a lazy commit's write or the flusher lets the oldest epoch move).
+    /// </summary>
     private void ReclaimLocked()
     {
-        long oldest = Readers.OldestEpoch(Volatile.Read(ref _current).Epoch);
+        long currentEpoch = Volatile.Read(ref _current).Epoch;
+        long oldest = Readers.OldestEpoch(currentEpoch);
         _reclaimer.Reclaim(oldest);
+        if (_reclaimer.HasSweepable)
+        {
+            _reaching.Clear();
+            Readers.CollectEpochs(currentEpoch, _reaching);
+            _history.ToTransactionIds(_reaching);
+            _reaching.AddRange(_durableStops);
+            _reaching.Sort();
+            _reclaimer.SweepSuperseded(System.Runtime.InteropServices.CollectionsMarshal.AsSpan(_reaching));
+        }
         _history.Forget(oldest);
     }
 }

@@ -27,7 +27,7 @@ extern "C" {
 #  define CAIRN_EXPORT __attribute__((visibility("default")))
 #endif
 
-#define CAIRN_PAL_ABI_VERSION 6
+#define CAIRN_PAL_ABI_VERSION 7
 
 /* ---------------------------------------------------------------------------------------------
  * Status codes. The managed side maps each to a typed exception.
@@ -214,6 +214,11 @@ CAIRN_EXPORT int32_t cairn_file_sync_range(cairn_file *file, int64_t offset, int
 CAIRN_EXPORT int32_t cairn_thread_io_priority_low(int32_t *previous, int32_t *os_error);
 /* Restore the calling thread's I/O priority from a cairn_thread_io_priority_low's *previous. */
 CAIRN_EXPORT int32_t cairn_thread_io_priority_restore(int32_t previous, int32_t *os_error);
+/* Give the calling thread the lowest CPU priority short of idle (Linux nice 19 on this thread alone;
+ * Windows THREAD_PRIORITY_LOWEST), so it runs on what the other threads leave. One way: an
+ * unprivileged Linux process may not raise a nice value back, so call it only on a thread made for
+ * the work, which ends with it. (ABI 7) */
+CAIRN_EXPORT int32_t cairn_thread_cpu_priority_lowest(int32_t *os_error);
 
 /* ---------------------------------------------------------------------------------------------
  * Journals.

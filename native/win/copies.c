@@ -72,6 +72,13 @@ CAIRN_EXPORT int32_t cairn_thread_io_priority_low(int32_t *previous, int32_t *os
     return cairn_ok(os_error);
 }
 
+CAIRN_EXPORT int32_t cairn_thread_cpu_priority_lowest(int32_t *os_error)
+{
+    if (!SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_LOWEST))
+        return cairn_win_fail(cairn_win_last_error(), os_error);
+    return cairn_ok(os_error);
+}
+
 CAIRN_EXPORT int32_t cairn_thread_io_priority_restore(int32_t previous, int32_t *os_error)
 {
     if (previous != 0 && previous != 1)

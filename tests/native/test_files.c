@@ -11,6 +11,10 @@
 #ifndef _WIN32
 #include <sys/syscall.h>
 #include <unistd.h>
+#ifndef _WIN32
+#include <pthread.h>
+#include <sys/resource.h>
+#endif
 #endif
 
 #define KIB 1024
@@ -485,6 +489,42 @@ static void test_copies(const char *dir)
     free(to_path);
 }
 
+#ifndef _WIN32
+/* On a thread of its own: the lowered priority cannot be raised back unprivileged, and the other
+ * tests run on the main thread. */
+static void *lower_cpu_priority(void *result)
+{
+    *(int32_t *)result = cairn_thread_cpu_priority_lowest(&test_last_os_error);
+#ifdef __linux__
+    /* This thread alone: getpriority on its own id says 19. */
+    if (*(int32_t *)result == CAIRN_OK && getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)) != 19)
+        *(int32_t *)result = -1;
+#endif
+    return NULL;
+}
+
+static void test_cpu_priority(void)
+{
+    int before = getpriority(PRIO_PROCESS, 0);
+    int32_t result = -2;
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, lower_cpu_priority, &result) == 0);
+    CHECK(pthread_join(thread, NULL) == 0);
+    CHECK(result == CAIRN_OK);
+#ifdef __linux__
+    /* The calling (main) thread kept its own. */
+    CHECK(getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)) == before);
+#else
+    (void)before;
+#endif
+}
+#else
+static void test_cpu_priority(void)
+{
+    CHECK_OK(cairn_thread_cpu_priority_lowest(&test_last_os_error));
+}
+#endif
+
 int main(void)
 {
     int fds_before = test_count_open_fds();
@@ -499,6 +539,7 @@ int main(void)
     test_map(dir);
     test_memory();
     test_copies(dir);
+    test_cpu_priority();
     test_null_handles();
     CHECK(test_count_open_fds() == fds_before);
     test_remove_dir(dir);

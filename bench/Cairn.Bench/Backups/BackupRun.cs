@@ -6,14 +6,17 @@ using LightningDB;
 namespace Cairn.Bench.Backups;
 
 /// <summary>
-/// <c>--backup [--mib N] [--rounds N] [--writers-backup-to-null]</c>: backup throughput on the same data, rounds interleaved so a noisy disk
+/// <c>--backup [--mib N] [--rounds N] [--writers-backup-to-null | --writers-against read|hold] [--writers-only]</c>: backup throughput on the same data, rounds interleaved so a noisy disk
 /// hits each alike: a plain sequential write of as many bytes (1 MiB writes, then fsync: the disk's rate),
 /// <c>env.Backup(dir)</c> of an idle Cairn environment, and LMDB's <c>mdb_env_copy2</c> (LightningDB's
 /// <c>CopyTo</c>, then an fsync of its file, which LMDB does not do), and the compacting variants of both
 /// (<c>BackupOptions.Compact</c>, <c>MDB_CP_COMPACT</c>), compared by time for the same keys; and <c>cp -r</c> of the
 /// backup's own files (the data file and the journals it copied) then <c>sync</c> of the copied files, the copy a user
 /// would make of a stopped environment, timed in the same round. Then 16 <c>WriteAsync</c> callers' commit rate
-/// while a backup runs against the same callers without one, also interleaved.
+/// while a backup runs against the same callers without one, also interleaved (<c>--writers-only</c>: only this part).
+/// <c>--writers-against</c> replaces the backup by one of its parts, to tell which costs the writers:
+/// <c>read</c> reads the data file front to back in 1 MiB preads and nothing else (no engine call), <c>hold</c> holds
+/// the flusher's syncs as a backup does, for as long as a backup into <see cref="Stream.Null"/> takes, and reads nothing.
 /// </summary>
 public static class BackupRun
 {
@@ -37,39 +40,12 @@ public static class BackupRun
             using var lmdb = LmdbPeer.Open(lmdbDir, EnvironmentOpenFlags.None, 4L * mib << 20);
             Load(lmdb, keys);
             output.WriteLine($"LMDB: {LmdbPeer.Describe(lmdb)}");
-
-            var (disk, cairn, lmdbCopy, cp) = (new Rate(), new Rate(), new Rate(), new Rate());
-            var (cairnCompact, lmdbCompact) = (new Rate(), new Rate());
-            for (int round = 0; round < rounds; round++)
-            {
-                long size = new FileInfo(Path.Combine(cairnDir, StorageEnvironment.DataFileName)).Length;
-                disk.Add(size, Timed(() => SequentialWrite(Path.Combine(root, "sequential"), size)));
-                string copy = Path.Combine(root, "cairn-copy");
-                var result = default(BackupResult);
-                var cairnTime = Timed(() => result = env.Backup(copy));
-                cairn.Add(result!.Bytes, cairnTime);
-                string cpCopy = Path.Combine(root, "cp-copy");
-                cp.Add(DirectoryBytes(copy), Timed(() => CopyWithCp(copy, cpCopy)));
-                Directory.Delete(cpCopy, recursive: true);
-                Directory.Delete(copy, recursive: true);
-                string lcopy = Path.Combine(root, "lmdb-copy");
-                CopyLmdb(lmdb, lcopy, compact: false, lmdbCopy);
-                var compactTime = Timed(() => result = env.Backup(copy, new BackupOptions { Compact = true }, CancellationToken.None));
-                cairnCompact.Add(DirectoryBytes(copy), compactTime);
-                Directory.Delete(copy, recursive: true);
-                CopyLmdb(lmdb, lcopy, compact: true, lmdbCompact);
-                output.WriteLine($"round {round + 1}: disk {disk.Last}, Cairn backup {cairn.Last}, cp -r + sync {cp.Last}, LMDB copy {lmdbCopy.Last}, "
-                    + $"Cairn compacting backup {cairnCompact.LastTime}, LMDB compacting copy {lmdbCompact.LastTime}");
-            }
-            output.WriteLine($"sequential write  {disk}");
-            output.WriteLine($"Cairn env.Backup  {cairn}  = {cairn.MiBPerSecond / disk.MiBPerSecond:0.00}x the disk");
-            output.WriteLine($"LMDB mdb_env_copy2 {lmdbCopy}  Cairn/LMDB = {cairn.MiBPerSecond / lmdbCopy.MiBPerSecond:0.00}");
-            output.WriteLine($"cp -r + sync      {cp}  Cairn time / cp time = {cairn.Seconds / cp.Seconds:0.00}");
-            output.WriteLine($"Cairn compacting backup {cairnCompact}");
-            output.WriteLine($"LMDB mdb_env_copy2(MDB_CP_COMPACT) {lmdbCompact}");
-            output.WriteLine($"compacting, same keys: LMDB time / Cairn time = {lmdbCompact.Seconds / cairnCompact.Seconds:0.00} (Cairn's speed as a fraction of LMDB's)");
-
-            WritersDuringBackup(env, root, rounds, toNull: args.Contains("--writers-backup-to-null"), output);
+            if (!args.Contains("--writers-only"))
+                CompareCopies(env, lmdb, cairnDir, root, rounds, output);
+            int against = Array.IndexOf(args, "--writers-against");
+            var stand = against >= 0 && against + 1 < args.Length ? args[against + 1]
+                : args.Contains("--writers-backup-to-null") ? "null" : "backup";
+            WritersDuringBackup(env, root, rounds, stand, output);
             return 0;
         }
         finally
@@ -78,9 +54,46 @@ public static class BackupRun
         }
     }
 
+    /// <summary>The copies against their peers, round by round.</summary>
+    private static void CompareCopies(StorageEnvironment env, LightningEnvironment lmdb, string cairnDir, string root, int rounds, TextWriter output)
+    {
+
+        var (disk, cairn, lmdbCopy, cp) = (new Rate(), new Rate(), new Rate(), new Rate());
+        var (cairnCompact, lmdbCompact) = (new Rate(), new Rate());
+        for (int round = 0; round < rounds; round++)
+        {
+            long size = new FileInfo(Path.Combine(cairnDir, StorageEnvironment.DataFileName)).Length;
+            disk.Add(size, Timed(() => SequentialWrite(Path.Combine(root, "sequential"), size)));
+            string copy = Path.Combine(root, "cairn-copy");
+            var result = default(BackupResult);
+            var cairnTime = Timed(() => result = env.Backup(copy));
+            cairn.Add(result!.Bytes, cairnTime);
+            string cpCopy = Path.Combine(root, "cp-copy");
+            cp.Add(DirectoryBytes(copy), Timed(() => CopyWithCp(copy, cpCopy)));
+            Directory.Delete(cpCopy, recursive: true);
+            Directory.Delete(copy, recursive: true);
+            string lcopy = Path.Combine(root, "lmdb-copy");
+            CopyLmdb(lmdb, lcopy, compact: false, lmdbCopy);
+            var compactTime = Timed(() => result = env.Backup(copy, new BackupOptions { Compact = true }, CancellationToken.None));
+            cairnCompact.Add(DirectoryBytes(copy), compactTime);
+            Directory.Delete(copy, recursive: true);
+            CopyLmdb(lmdb, lcopy, compact: true, lmdbCompact);
+            output.WriteLine($"round {round + 1}: disk {disk.Last}, Cairn backup {cairn.Last}, cp -r + sync {cp.Last}, LMDB copy {lmdbCopy.Last}, "
+                + $"Cairn compacting backup {cairnCompact.LastTime}, LMDB compacting copy {lmdbCompact.LastTime}");
+        }
+        output.WriteLine($"sequential write  {disk}");
+        output.WriteLine($"Cairn env.Backup  {cairn}  = {cairn.MiBPerSecond / disk.MiBPerSecond:0.00}x the disk");
+        output.WriteLine($"LMDB mdb_env_copy2 {lmdbCopy}  Cairn/LMDB = {cairn.MiBPerSecond / lmdbCopy.MiBPerSecond:0.00}");
+        output.WriteLine($"cp -r + sync      {cp}  Cairn time / cp time = {cairn.Seconds / cp.Seconds:0.00}");
+        output.WriteLine($"Cairn compacting backup {cairnCompact}");
+        output.WriteLine($"LMDB mdb_env_copy2(MDB_CP_COMPACT) {lmdbCompact}");
+        output.WriteLine($"compacting, same keys: LMDB time / Cairn time = {lmdbCompact.Seconds / cairnCompact.Seconds:0.00} (Cairn's speed as a fraction of LMDB's)");
+    }
+
     /// <summary>16 merged callers: commits per second while backups run back to back (at least 3 s), against as long without one, alternating.</summary>
-    /// <param name="toNull">Back up into <see cref="Stream.Null"/>: the copy reads and holds the flusher's syncs but writes nothing, which tells the copy's writes apart from the rest.</param>
-    private static void WritersDuringBackup(StorageEnvironment env, string root, int rounds, bool toNull, TextWriter output)
+    /// <param name="stand">What runs back to back: <c>backup</c> (into a directory), <c>null</c> (a backup into <see cref="Stream.Null"/>:
+    /// the copy reads and holds the flusher's syncs but writes nothing), <c>read</c> or <c>hold</c> (see the class).</param>
+    private static void WritersDuringBackup(StorageEnvironment env, string root, int rounds, string stand, TextWriter output)
     {
         long operations = 0;
         using var stop = new CancellationTokenSource();
@@ -95,6 +108,9 @@ public static class BackupRun
             }
         })).ToArray();
         double with = 0, without = 0;
+        // How long a backup into Stream.Null takes, measured before the writers' rounds: what "hold" holds for.
+        var holdFor = Timed(() => env.Backup(Stream.Null));
+        output.WriteLine($"writers against: {stand}" + (stand == "hold" ? $" ({holdFor.TotalMilliseconds:0} ms each)" : ""));
         for (int round = 0; round < rounds; round++)
         {
             long before = Interlocked.Read(ref operations);
@@ -106,15 +122,7 @@ public static class BackupRun
                 var window = Stopwatch.StartNew();
                 do
                 {
-                    if (toNull)
-                    {
-                        env.Backup(Stream.Null);
-                    }
-                    else
-                    {
-                        env.Backup(copy);
-                        Directory.Delete(copy, recursive: true);
-                    }
+                    RunOnce(env, copy, stand, holdFor);
                     backups++;
                 }
                 while (window.Elapsed < WritersWindow);
@@ -130,6 +138,37 @@ public static class BackupRun
         stop.Cancel();
         Task.WaitAll(callers);
         output.WriteLine($"16 WriteAsync callers during a backup: {with / rounds:N0} ops/s, without: {without / rounds:N0} ops/s, ratio {with / without:0.00}");
+    }
+
+    private static void RunOnce(StorageEnvironment env, string copy, string stand, TimeSpan holdFor)
+    {
+        switch (stand)
+        {
+            case "null":
+                env.Backup(Stream.Null);
+                break;
+            case "read":
+                ReadDataFile(Path.Combine(env.DirectoryPath, StorageEnvironment.DataFileName));
+                break;
+            case "hold":
+                using (env.Parts.Flusher.HoldSync(static () => { }))
+                    Thread.Sleep(holdFor);
+                break;
+            default:
+                env.Backup(copy);
+                Directory.Delete(copy, recursive: true);
+                break;
+        }
+    }
+
+    /// <summary>Reads the data file front to back in 1 MiB preads through the page cache, as a backup reads it.</summary>
+    private static void ReadDataFile(string path)
+    {
+        using var file = Cairn.Pal.PalFile.Open(path, Cairn.Pal.PalOpenFlags.ReadOnly | Cairn.Pal.PalOpenFlags.Sequential);
+        var buffer = new byte[1 << 20];
+        for (long offset = 0; file.Read(buffer, offset) is int read && read > 0; offset += read)
+        {
+        }
     }
 
     private static void Load(StorageEnvironment env, int keys)

@@ -70,6 +70,9 @@ internal static unsafe partial class NativeMethods
     internal static partial int cairn_thread_io_priority_restore(int previous, out int osError);
 
     [LibraryImport(LibraryName)]
+    internal static partial int cairn_thread_cpu_priority_lowest(out int osError);
+
+    [LibraryImport(LibraryName)]
     internal static partial int cairn_file_map(SafePalFileHandle file, long length, out nint address, out int osError);
 
     [LibraryImport(LibraryName)]

@@ -12,7 +12,7 @@ namespace Cairn.Pal;
 public static class PalLibrary
 {
     /// <summary>The CAIRN_PAL_ABI_VERSION these bindings match.</summary>
-    public const int ExpectedAbiVersion = 6;
+    public const int ExpectedAbiVersion = 7;
 
     private static readonly Lock s_gate = new();
     private static nint s_handle;

@@ -32,7 +32,10 @@ public sealed class BackupOptions
     /// </remarks>
     public bool Compact { get; init; }
 
-    /// <summary>Receives bytes copied so far and the total expected, about once per MiB. Default: null, no reports.</summary>
+    /// <summary>
+    /// Receives bytes copied so far and the total expected, about once per MiB, on the copy's own thread (a thread at
+    /// the lowest CPU priority, not the caller's). Default: null, no reports.
+    /// </summary>
     public IProgress<BackupProgress>? Progress { get; init; }
 }
 

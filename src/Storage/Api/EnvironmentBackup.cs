@@ -167,9 +167,8 @@ public static partial class EnvironmentBackup
         var copy = new HotCopy(parts.DataFile.FilePath, StorageEnvironment.DataFileName, parts.Journal.DirectoryPath, synced,
             () => DurableEnd(parts), target, progress is null ? null : (done, total) => progress.Report(new BackupProgress(done, total)),
             cancellationToken);
-        // The copy's reads and its sliced write-back yield the disk to the journal's writes (docs/design.md, "Backup and restore").
-        using var lowPriority = Cairn.Pal.PalThreadIoPriority.Lower();
-        return copy.Run();
+        // The copy's reads, its CPU and its sliced write-back yield to the writers (docs/design.md, "Backup and restore").
+        return BackgroundCopyThread.Run(copy.Run);
     }
 
     /// <summary>

@@ -40,9 +40,14 @@ internal sealed partial class FlushScheduler
         return Math.Max(0, span.FileBytes - synced.EndOffset) + logEnd.EndOffset;
     }
 
-    /// <summary>Whether the journal after the last sync has passed the recovery objective.</summary>
+    /// <summary>
+    /// Whether the journal after the last sync has passed the recovery objective. Never while a backup holds the syncs:
+    /// no sync can bring the span down then, and a flush per commit would only rewrite the same pages on the writers'
+    /// time; the hold's end wakes the cycle, which then flushes and syncs at once.
+    /// </summary>
     private bool RecoveryObjectiveExceeded()
         => _settings.MaxRecoveryJournalBytes != long.MaxValue
+            && Volatile.Read(ref _syncHoldCount) == 0
             && JournalBytesToReplay(_states.Current.JournalPosition) > _settings.MaxRecoveryJournalBytes;
 
     /// <summary>After a sync wrote <paramref name="position"/> into the header: recovery would start there now.</summary>

@@ -60,6 +60,8 @@ internal sealed partial class FlushScheduler : IDisposable
     // oldest of them, which that backup still copies; flushes go on, so scratch memory stays bounded
     // (docs/design.md, "Backup and restore").
     private readonly List<long> _syncHolds = [];
+    // _syncHolds.Count, for the committers' check of the recovery objective outside the gate (written under the gate).
+    private int _syncHoldCount;
 
     public FlushScheduler(StatePublisher states, IFlushTarget target, ScratchBudget budget, ScratchAllocator scratch, FailureLatch failure,
         FlushSettings settings, IoStats ioStats, ILogger logger, long syncedUpTo, TimeProvider? time = null,
@@ -161,6 +163,7 @@ internal sealed partial class FlushScheduler : IDisposable
         {
             keptAfter = _syncedUpTo;
             _syncHolds.Add(keptAfter);
+            Volatile.Write(ref _syncHoldCount, _syncHolds.Count);
             whileTakingHold();
         }
         return new SyncHold(this, keptAfter);
@@ -171,6 +174,7 @@ internal sealed partial class FlushScheduler : IDisposable
         lock (_flushGate)
         {
             _syncHolds.Remove(keptAfter);
+            Volatile.Write(ref _syncHoldCount, _syncHolds.Count);
             // A checkpoint during the backup synced past journals the backup kept: they may go now.
             if (!_failure.HasFailed)
                 ReleaseSyncedJournals();

@@ -13,6 +13,25 @@ public sealed class RecoveryObjectiveTests
     private const long Objective = 100 * 4096;
 
     [Fact]
+    public void While_a_backup_holds_the_syncs_the_objective_makes_no_flush_and_the_holds_end_flushes_and_syncs_at_once()
+    {
+        using var h = new FlushHarness(maxRecoveryJournalBytes: Objective);
+        var hold = h.Scheduler.HoldSync(static () => { });
+        // Past the objective, commit after commit: no sync can follow while the hold lasts, so a flush per commit
+        // would only write the same pages again and again on the writers' time.
+        for (int i = 1; i <= 3; i++)
+        {
+            h.CommitAt(new JournalPosition(1, Objective + i * 4096), 10 + i);
+            h.Scheduler.RunCycle();
+        }
+        Assert.Empty(h.Target.Calls);
+
+        hold.Dispose();
+        h.Scheduler.RunCycle();
+        Assert.Equal(["release journals up to 0", "write 3 after 0: 11@1 12@2 13@3", "sync", "header 3", "release journals up to 0"], h.Target.Calls);
+    }
+
+    [Fact]
     public void Within_one_journal_a_flush_and_a_sync_are_due_once_the_journal_since_the_sync_passes_the_objective_and_not_before()
     {
         using var h = new FlushHarness(maxRecoveryJournalBytes: Objective);

@@ -59,7 +59,9 @@ internal static class Demo
             for (var order = 1; order <= acknowledged; order++)
                 if (await client.ReadAsync(ClusterAccess.Tree, ClusterAccess.OrderKey(order)) is not { } value || !value.AsSpan().SequenceEqual(ClusterAccess.OrderValue(order)))
                     missing++;
-            var onRestarted = await access.Connections[leader].ReadAppliedAsync(ClusterAccess.Tree, ClusterAccess.OrderKey(acknowledged), target);
+            // The writer went on after the wait above: ask the restarted node for the last order once it has applied
+            // that order's own index (a bounded-stale read waits for it), not the earlier target.
+            var onRestarted = await access.Connections[leader].ReadAppliedAsync(ClusterAccess.Tree, ClusterAccess.OrderKey(acknowledged), client.LastWriteIndex);
             Console.WriteLine($"   {acknowledged - missing} of {acknowledged} read back, {missing} lost; the restarted node {leader} has the last one: {onRestarted is not null}");
 
             Console.WriteLine("6. Stopping the nodes");

@@ -52,6 +52,9 @@ internal sealed class EnvironmentSnapshot(EnvironmentSlot environment, SnapshotP
     {
         try
         {
+            // The applier commits lazily and a backup holds what is durable: writing the lazy commits first sends the
+            // follower everything this node has applied, not only what the last journal write carried.
+            source.FlushJournal();
             using (var stream = output.AsStream(leaveOpen: true))
                 source.Backup(stream, null, token);
             output.Complete();

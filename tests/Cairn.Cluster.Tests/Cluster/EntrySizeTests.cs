@@ -48,10 +48,12 @@ public sealed class EntrySizeTests(ITestOutputHelper output)
         var warmUp = new ClusterCommand(new OperationId(Guid.NewGuid(), 1), "orders", [ClusterOperation.Put(Bytes(warmUpRandom, 16), Bytes(warmUpRandom, 100))]);
         var machine = new CairnStateMachine(environment);
         await machine.ApplyAsync(1, new ReadOnlySequence<byte>(CommandCodec.Encode(warmUp)), null, default);
+        environment.FlushJournal(); // the state machine commits lazily: its entry reaches the journal here
         long before;
         using (var read = environment.BeginRead())
             before = read.TransactionId;
         await write(environment);
+        environment.FlushJournal();
         return environment.ReadJournalEntries(before).Sum(entry => (long)entry.Data.Length);
     }
 

@@ -8,7 +8,8 @@ public sealed partial class ClusterNode
 {
     /// <summary>
     /// Replicates <paramref name="command"/> from this node, which must lead. Completes when a majority holds the entry
-    /// and this node has applied it, so a read here afterwards sees it.
+    /// and this node has applied it, so a read here afterwards sees it. This node's log is then flushed through the
+    /// entry (DotNext commits only flushed entries); the followers' logs are flushed at their next commit.
     /// </summary>
     /// <exception cref="NotClusterLeaderException">This node does not lead; nothing was appended.</exception>
     /// <exception cref="WriteOutcomeUnknownException">Appended, but the commit is not known; retry with the same id.</exception>

@@ -85,6 +85,9 @@ internal sealed class ClusterNodes : IAsyncDisposable
     public Task StartJoiningAsync(int node)
         => StartNodeAsync(node, Interlocked.Exchange(ref spareListeners[node], null) ?? throw new InvalidOperationException($"Slot {node} is not a spare never started."));
 
+    /// <summary>Slot <paramref name="node"/>'s Raft log folder (DotNext's WriteAheadLog files).</summary>
+    public string RaftLogPath(int node) => Path.Combine(directory.File($"node{node}"), "raft");
+
     /// <summary>Slot <paramref name="node"/>'s address: its id in the cluster.</summary>
     public EndPoint Address(int node) => members[node];
 

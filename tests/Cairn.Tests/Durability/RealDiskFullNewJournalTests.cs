@@ -36,26 +36,91 @@ public class RealDiskFullNewJournalTests(ITestOutputHelper output)
         => Run("disk-full-new-journal-merged", static (env, value) =>
             env.WriteAsync(value, static (tx, v) => tx.CreateTree("t").Put("big"u8, v)).AsTask());
 
-    private void Run(string name, Func<StorageEnvironment, byte[], Task> write)
+    /// <summary>
+    /// Many merger callers at once on the full disk: the batch whose write found no room fails, and so may later
+    /// ones (each with <see cref="DiskFullException"/>), while a batch already running on top of a failed one runs
+    /// again on the published state. Whatever succeeded is there after a crash, nothing that failed is, and every
+    /// failed write succeeds once space is back.
+    /// </summary>
+    [Fact]
+    public async Task Merged_writers_on_a_full_disk_fail_alone_and_lose_nothing_acknowledged()
     {
-        using var dir = new TestDirectory(name);
-        using var disk = SmallFullDisk.TryCreate(dir.Path, megabytes: 32, blockSize: 4096, fillerMegabytes: 4, out string? reason);
+        using var dir = new TestDirectory("disk-full-new-journal-callers");
+        using var disk = TryCreateDisk(dir);
         if (disk is null)
-        {
-            output.WriteLine($"NOT RUN: a real full disk needs a loop mount, which failed here ({reason}); IoFaultTests inject ENOSPC on the same paths.");
             return;
-        }
         var options = Options(disk.EnvironmentPath);
         var env = StorageEnvironment.Open(options);
-        using (var tx = env.BeginWrite())
+        MakeRoom(env);
+        string rest = FillTheRest(disk);
+
+        var writes = Enumerable.Range(0, 64).Select(i => (Key: i, Task: WriteKey(env, i))).ToList();
+        var failed = new List<int>();
+        foreach (var (key, task) in writes)
         {
-            tx.CreateTree("t").Put("small"u8, "before"u8);
-            tx.Commit();
+            try
+            {
+                await task;
+            }
+            catch (DiskFullException)
+            {
+                failed.Add(key);
+            }
         }
-        // Room in the data file for the big value, so the only thing the full disk refuses is the new journal.
+        output.WriteLine($"{failed.Count} of {writes.Count} merged writes failed on the full disk");
+        Assert.NotEmpty(failed); // the big values cannot all fit in the journal in service
+        Assert.False(env.HasFailed);
+        using (var read = env.BeginRead())
+        {
+            var tree = read.OpenTree("t");
+            foreach (var (key, _) in writes)
+                Assert.Equal(failed.Contains(key) ? null : Value(key), tree.Get(Bytes.Key(key)));
+        }
+
+        File.Delete(rest);
+        disk.FreeFiller();
+        foreach (int key in failed)
+            await WriteKey(env, key);
+        Assert.False(env.HasFailed);
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
+
+        using var reopened = StorageEnvironment.Open(options);
+        using (var read = reopened.BeginRead())
+        {
+            var tree = read.OpenTree("t");
+            foreach (var (key, _) in writes)
+                Assert.Equal(Value(key), tree.Get(Bytes.Key(key)));
+        }
+        reopened.Verify();
+    }
+
+    // Every eighth value is too big for the journal in service; the others are small.
+    private static byte[] Value(int key) => key % 8 == 0 ? RandomValue(key, BigValueLength) : Bytes.Value(key, 500);
+
+    private static byte[] RandomValue(int seed, int length)
+    {
+        var value = new byte[length];
+        new Random(seed).NextBytes(value);
+        return value;
+    }
+
+    private static Task WriteKey(StorageEnvironment env, int key)
+        => env.WriteAsync(key, static (tx, k) => tx.CreateTree("t").Put(Bytes.Key(k), Value(k))).AsTask();
+
+    private SmallFullDisk? TryCreateDisk(TestDirectory dir)
+    {
+        var disk = SmallFullDisk.TryCreate(dir.Path, megabytes: 32, blockSize: 4096, fillerMegabytes: 4, out string? reason);
+        if (disk is null)
+            output.WriteLine($"NOT RUN: a real full disk needs a loop mount, which failed here ({reason}); IoFaultTests inject ENOSPC on the same paths.");
+        return disk;
+    }
+
+    /// <summary>Free pages in the data file for several big values, so the only thing the full disk refuses is a new journal.</summary>
+    private static void MakeRoom(StorageEnvironment env)
+    {
         using (var tx = env.BeginWrite())
         {
-            tx.CreateTree("t").Put("room"u8, new byte[4 * BigValueLength]);
+            tx.CreateTree("t").Put("room"u8, new byte[12 * BigValueLength]);
             tx.Commit();
         }
         using (var tx = env.BeginWrite())
@@ -64,8 +129,23 @@ public class RealDiskFullNewJournalTests(ITestOutputHelper output)
             tx.Commit();
         }
         env.Checkpoint();
-        var big = new byte[BigValueLength];
-        new Random(7).NextBytes(big); // incompressible: the entry stays bigger than the journal in service
+    }
+
+    private void Run(string name, Func<StorageEnvironment, byte[], Task> write)
+    {
+        using var dir = new TestDirectory(name);
+        using var disk = TryCreateDisk(dir);
+        if (disk is null)
+            return;
+        var options = Options(disk.EnvironmentPath);
+        var env = StorageEnvironment.Open(options);
+        using (var tx = env.BeginWrite())
+        {
+            tx.CreateTree("t").Put("small"u8, "before"u8);
+            tx.Commit();
+        }
+        MakeRoom(env);
+        var big = RandomValue(7, BigValueLength); // incompressible: the entry stays bigger than the journal in service
 
         string rest = FillTheRest(disk);
         var full = Assert.ThrowsAny<DiskFullException>(() => write(env, big).GetAwaiter().GetResult());
@@ -79,6 +159,12 @@ public class RealDiskFullNewJournalTests(ITestOutputHelper output)
             Assert.Equal("before"u8.ToArray(), tree.Get("small"u8));
         }
         Assert.False(File.Exists(full.FilePath), "the journal file that found the disk full is left behind");
+        // The journal in service stayed in service: a small write still fits there on the full disk.
+        using (var tx = env.BeginWrite())
+        {
+            tx.CreateTree("t").Put("small"u8, "while full"u8);
+            tx.Commit();
+        }
 
         File.Delete(rest);
         disk.FreeFiller();
@@ -91,7 +177,7 @@ public class RealDiskFullNewJournalTests(ITestOutputHelper output)
         {
             var tree = read.OpenTree("t");
             Assert.Equal(big, tree.Get("big"u8));
-            Assert.Equal("before"u8.ToArray(), tree.Get("small"u8));
+            Assert.Equal("while full"u8.ToArray(), tree.Get("small"u8));
         }
         reopened.Verify();
     }

@@ -206,9 +206,9 @@ internal sealed unsafe class CommitPipeline : IDisposable
     }
 
     /// <summary>
-    /// The environment failed under a merged transaction's write. A full disk is not survivable there as it is
-    /// for <see cref="Commit"/>: the next transaction already stands on this one, so the environment fails
-    /// either way and a reopen recovers what was durable.
+    /// The environment failed under a merged transaction's write: its outcome is unknown (an I/O error), or
+    /// readers already see what it carried (queued lazy commits). A full disk that left nothing of the entry
+    /// does not come here: the merger rolls that transaction back, and the one standing on it, and goes on.
     /// </summary>
     public EnvironmentFailedException FailWrite(Exception error)
     {

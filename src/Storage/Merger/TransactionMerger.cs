@@ -330,13 +330,41 @@ internal sealed class TransactionMerger<TTransaction> : IDisposable where TTrans
     /// <summary>
     /// The in-flight transaction's write returned, and the journal writer published it (<see cref="OnDurable"/>):
     /// move the open transaction onto the published state. Throws the environment's failure if the write
-    /// failed (the chain then fails everything held and queued).
+    /// failed (the chain then fails everything held and queued), except for a full disk, which the journal left
+    /// with nothing of the entry (<see cref="RollBackDiskFull"/>).
     /// </summary>
     private void PublishWritten(CommitSlot<TTransaction> written, CommitSlot<TTransaction>? open)
     {
+        if (written.WriteError is DiskFullException full && !written.MayBePublished)
+        {
+            RollBackDiskFull(written, open, full);
+            return;
+        }
         if (written.WriteError is not null)
             throw _pipeline.FailWrite(written.WriteError);
         open?.Transaction.Rebase();
+    }
+
+    /// <summary>
+    /// The written transaction's entry found the disk full (in its journal, or at a new journal file) and nothing
+    /// of it can be replayed: it is rolled back as <c>Commit</c> rolls one back, and only its callers fail. The
+    /// open transaction stood on it, so its changes go first (its allocations were taken after the written one's),
+    /// then its operations run again on the published state: they have not met the disk yet.
+    /// </summary>
+    private void RollBackDiskFull(CommitSlot<TTransaction> written, CommitSlot<TTransaction>? open, DiskFullException full)
+    {
+        open?.Transaction.Discard();
+        written.Transaction.Discard();
+        foreach (var operation in written.Operations)
+        {
+            Statistics.RecordFailed();
+            operation.Fail(full);
+        }
+        written.Operations.Clear();
+        if (open is null)
+            return;
+        open.Transaction.Rebase();
+        RerunBatch(open);
     }
 
     /// <summary>

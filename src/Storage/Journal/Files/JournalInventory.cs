@@ -107,10 +107,9 @@ internal sealed class JournalInventory : IDisposable
     }
 
     /// <summary>
-    /// Retires <paramref name="full"/> (the journal in service, if any) and opens the next journal, big
-    /// enough for an entry of <paramref name="entryLength"/> bytes. On failure (a full disk while
-    /// pre-zeroing, say) no new file is left behind and no journal is in service; the next call tries
-    /// again under the same sequence number.
+    /// Opens the next journal, big enough for an entry of <paramref name="entryLength"/> bytes, then retires
+    /// <paramref name="full"/> (the journal in service, if any). On failure (a full disk while pre-zeroing, say)
+    /// no new file is left behind and <paramref name="full"/> stays in service; the next call tries again.
     /// </summary>
     public JournalFile OpenNext(JournalFile? full, long entryLength)
     {
@@ -122,7 +121,6 @@ internal sealed class JournalInventory : IDisposable
             {
                 previousSize = full.Size;
                 fillTime = Stopwatch.GetElapsedTime(full.CreatedTimestamp);
-                RetireLocked(full);
             }
             long size = _sizing.NextSize(previousSize, fillTime, entryLength);
             long sequence = _nextSequence;
@@ -158,6 +156,8 @@ internal sealed class JournalInventory : IDisposable
                 BestEffortFiles.TryDelete(path);
                 throw;
             }
+            if (full is not null)
+                RetireLocked(full);
             _nextSequence = sequence + 1;
             _inService = opened;
             Log.JournalCreated(_logger, path, size, how);

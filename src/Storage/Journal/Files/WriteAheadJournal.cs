@@ -82,8 +82,8 @@ internal sealed unsafe partial class WriteAheadJournal : IJournalAppender, IDisp
     /// <summary>
     /// Writes one aligned entry durably and returns the position just past it. A full disk fails the
     /// append cleanly (<see cref="DiskFullException"/>: nothing of it can be replayed, the next append
-    /// reuses its place; when it is the next journal that found the disk full, no file is left of it
-    /// and the next append tries again); any other failure of the write throws
+    /// reuses its place; when it is the next journal that found the disk full, no file is left of it,
+    /// the journal in service stays in service, and the next append tries again); any other failure of the write throws
     /// <see cref="JournalWriteFatalException"/>.
     /// </summary>
     public JournalPosition Append(byte* entry, long length, long firstTransactionId, long lastTransactionId, int transactionCount)
@@ -188,12 +188,15 @@ internal sealed unsafe partial class WriteAheadJournal : IJournalAppender, IDisp
     /// <summary>The journal in service, if any: where a group write would go next (read without the lock: a hint).</summary>
     public JournalFile? ActiveFile => Volatile.Read(ref _active);
 
+    /// <summary>
+    /// Puts the next journal in service. If it cannot be opened (a full disk), the one in service stays in service:
+    /// a smaller entry still fits there, and the next switch tries again.
+    /// </summary>
     private void SwitchFile(long entryLength)
     {
-        var full = _active;
-        _active = null; // retired by the inventory even when the next file cannot be opened
+        var next = _inventory.OpenNext(_active, entryLength);
+        _active = next;
         _linkedTo = null;
-        _active = _inventory.OpenNext(full, entryLength);
         _spares.NoteSwitched();
     }
 

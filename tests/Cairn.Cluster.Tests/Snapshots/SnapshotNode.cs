@@ -1,6 +1,6 @@
 using System.Buffers;
-using System.Text;
 using Cairn.Cluster.Commands;
+using Cairn.Cluster.NodeHost;
 using Cairn.Cluster.Snapshots;
 using Cairn.Cluster.StateMachine;
 using DotNext.IO;
@@ -61,21 +61,7 @@ internal sealed class SnapshotNode : IAsyncDisposable
     public string Dump()
     {
         using var read = Slot.BeginRead();
-        return DumpOf(read);
-    }
-
-    /// <summary>Every tree's keys and values, the cluster's own included, as text.</summary>
-    public static string DumpOf(ReadTransaction read)
-    {
-        var text = new StringBuilder();
-        foreach (var name in read.GetTreeNames().Order(StringComparer.Ordinal))
-        {
-            using var cursor = read.OpenTree(name).CreateCursor();
-            for (var more = cursor.SeekFirst(); more; more = cursor.MoveNext())
-                text.Append(name).Append(' ').Append(Convert.ToHexString(cursor.Key)).Append('=').AppendLine(Convert.ToHexString(cursor.Value));
-        }
-
-        return text.ToString();
+        return NodeDump.Of(read);
     }
 
     public ValueTask DisposeAsync() => Slot.DisposeAsync();

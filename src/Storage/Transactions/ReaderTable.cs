@@ -36,17 +36,24 @@ internal sealed class ReaderTable
 
     [ThreadStatic] private static int t_hint;
 
-    public int ActiveCount
+    public int ActiveCount => CountActiveExcept([]);
+
+    /// <summary>
+    /// How many slots publish an epoch, leaving out <paramref name="internalSlots"/> (the writer's, the flusher's, the
+    /// durable state's). Each slot is read once: counting them all and then subtracting the internal ones that look
+    /// active reads those twice, and one that goes idle in between (the flusher ending a flush as the close counts)
+    /// would be counted as somebody's read transaction.
+    /// </summary>
+    public int CountActiveExcept(ReadOnlySpan<int> internalSlots)
     {
-        get
+        int count = 0, index = 0;
+        foreach (var segment in Volatile.Read(ref _segments))
         {
-            int count = 0;
-            foreach (var segment in Volatile.Read(ref _segments))
-                for (int i = 0; i < segment.Length; i++)
-                    if (Volatile.Read(ref segment[i].Epoch) > Free)
-                        count++;
-            return count;
+            for (int i = 0; i < segment.Length; i++, index++)
+                if (Volatile.Read(ref segment[i].Epoch) > Free && !internalSlots.Contains(index))
+                    count++;
         }
+        return count;
     }
 
     /// <summary>Claims a slot for a read context to keep across transactions; it starts idle.</summary>

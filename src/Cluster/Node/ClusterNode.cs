@@ -101,7 +101,8 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
             var stateMachine = new CairnStateMachine(environment, options.SessionCapacity, options.SnapshotInterval,
                 new SnapshotInstaller(folders, environment, Open));
             // DotNext 6.12 checkpoints and flushes on every commit (its FlushInterval and FlushOnCommit are obsolete and
-            // fixed); FlushingRaftLog also flushes what a follower appends before it answers, so a majority's disks hold an entry once it commits.
+            // fixed); FlushingRaftLog also flushes what a follower appends before it answers, so a committed entry is
+            // on a majority's disks.
             log = new FlushingRaftLog(new WriteAheadLog.Options
             {
                 Location = Path.Combine(options.DirectoryPath, "raft"),

@@ -6,8 +6,8 @@ namespace Cairn.Cluster.Tests.Cluster;
 /// <summary>
 /// A write is acknowledged once a majority holds it on disk: a follower flushes the entries an AppendEntries brought
 /// before it answers (<see cref="FlushingRaftLog"/>), so the follower whose answer made the majority has its log
-/// flushed through the entry by the time the leader acknowledges it. With one of three nodes stopped, the one
-/// running follower is that follower for every write.
+/// flushed through the entry by the time the leader acknowledges it. With one of three nodes stopped, every majority
+/// is both running nodes, so the running follower is that follower for every write (whichever of the two leads).
 /// </summary>
 public sealed class FollowerLogDurabilityTests
 {
@@ -19,16 +19,16 @@ public sealed class FollowerLogDurabilityTests
     {
         await using var cluster = await ClusterNodes.StartAsync(3, "cluster-follower-durable");
         var deadline = Eventually.Deadline();
-        var leader = await cluster.LeaderOfAsync(Everyone);
-        var stopped = (leader + 1) % 3;
-        var follower = (leader + 2) % 3;
+        var stopped = (await cluster.LeaderOfAsync(Everyone) + 1) % 3;
         await cluster.StopAsync(stopped);
+        int[] running = [.. Everyone.Where(node => node != stopped)];
         var session = Guid.NewGuid();
         for (var i = 1; i <= 30; i++)
         {
             var command = new ClusterCommand(new OperationId(session, i), Tree,
                 [ClusterOperation.Put(ThreeNodeClusterTests.Key(i), ThreeNodeClusterTests.Value(i))]);
-            var written = await cluster[leader].WriteAsync(command, deadline);
+            var (written, leader) = await LeaderWrites.WriteAsync(cluster, running, command, deadline);
+            var follower = running.Single(node => node != leader);
             // The follower's flushed index moves only when entries are appended, and none is until the next write.
             var flushed = RaftCheckpoint.FlushedThrough(cluster.RaftLogPath(follower));
             Assert.True(flushed >= written.LogIndex,

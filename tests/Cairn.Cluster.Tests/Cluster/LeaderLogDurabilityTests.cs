@@ -19,14 +19,12 @@ public sealed class LeaderLogDurabilityTests
     {
         await using var cluster = await ClusterNodes.StartAsync(3, "cluster-log-durable");
         var deadline = Eventually.Deadline();
-        var slot = await cluster.LeaderOfAsync(Everyone);
-        var leader = cluster[slot];
         var session = Guid.NewGuid();
         for (var i = 1; i <= 30; i++)
         {
             var command = new ClusterCommand(new OperationId(session, i), Tree,
                 [ClusterOperation.Put(ThreeNodeClusterTests.Key(i), ThreeNodeClusterTests.Value(i))]);
-            var written = await leader.WriteAsync(command, deadline);
+            var (written, slot) = await LeaderWrites.WriteAsync(cluster, Everyone, command, deadline);
             // No entry is appended until the next write, so the only checkpoint write that can race this read
             // rewrites the same last flushed index (it updates the commit index): the field read cannot tear.
             var flushed = RaftCheckpoint.FlushedThrough(cluster.RaftLogPath(slot));

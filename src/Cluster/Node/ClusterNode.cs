@@ -100,9 +100,11 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         {
             var stateMachine = new CairnStateMachine(environment, options.SessionCapacity, options.SnapshotInterval,
                 new SnapshotInstaller(folders, environment, Open));
-            log = new WriteAheadLog(new WriteAheadLog.Options
+            // DotNext 6.12 checkpoints and flushes on every commit (its FlushInterval and FlushOnCommit are obsolete and
+            // fixed); FlushingRaftLog also flushes what a follower appends before it answers, so a committed entry is
+            // on a majority's disks.
+            log = new FlushingRaftLog(new WriteAheadLog.Options
             {
-                // DotNext 6.12 checkpoints and flushes on every commit (its FlushInterval and FlushOnCommit are obsolete and fixed).
                 Location = Path.Combine(options.DirectoryPath, "raft"),
             }, stateMachine)
             {

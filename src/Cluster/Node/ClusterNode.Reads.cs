@@ -18,6 +18,7 @@ public sealed partial class ClusterNode
         ArgumentException.ThrowIfNullOrEmpty(tree);
         ArgumentNullException.ThrowIfNull(key);
         ObjectDisposedException.ThrowIf(Volatile.Read(ref disposed) != 0, this);
+        ThrowIfFailed();
         // Followers do not serve these: DotNext's follower barrier takes the commit index the follower's leader knows,
         // without the leader confirming its leadership or its term's commit (the workload test saw a stale read).
         if (!IsLeader)
@@ -60,8 +61,14 @@ public sealed partial class ClusterNode
         ArgumentNullException.ThrowIfNull(key);
         ArgumentOutOfRangeException.ThrowIfNegative(minimumIndex);
         ObjectDisposedException.ThrowIf(Volatile.Read(ref disposed) != 0, this);
+        ThrowIfFailed();
         if (AppliedIndex < minimumIndex)
-            await log.WaitForApplyAsync(minimumIndex, cancellationToken).ConfigureAwait(false);
+        {
+            // A failed node never applies again: its failure ends the wait.
+            await Task.WhenAny(log.WaitForApplyAsync(minimumIndex, cancellationToken).AsTask(), Failure).Unwrap().ConfigureAwait(false);
+            ThrowIfFailed();
+        }
+
         return ReadLocal(tree, key);
     }
 

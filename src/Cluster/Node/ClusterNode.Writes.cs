@@ -18,6 +18,7 @@ public sealed partial class ClusterNode
     {
         ArgumentNullException.ThrowIfNull(command);
         ObjectDisposedException.ThrowIf(Volatile.Read(ref disposed) != 0, this);
+        ThrowIfFailed();
         if (!IsLeader)
             throw new NotClusterLeaderException(LocalEndPoint, Leader);
 

@@ -33,7 +33,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
     private long readNoOpTerm; // the highest term whose read no-op this node saw committed; only rises (RaiseReadNoOpTerm)
 
     private ClusterNode(ClusterNodeOptions options, EnvironmentSlot environment, CairnStateMachine stateMachine,
-        WriteAheadLog log, RaftCluster raft, MembershipStore membership, SocketDialler? ownDialler, ClusterNodeMetrics metrics)
+        FailStopStateMachine applier, WriteAheadLog log, RaftCluster raft, MembershipStore membership, SocketDialler? ownDialler, ClusterNodeMetrics metrics)
     {
         LocalEndPoint = options.LocalEndPoint;
         this.environment = environment;
@@ -43,6 +43,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         this.membership = membership;
         this.ownDialler = ownDialler;
         this.metrics = metrics;
+        Failure = StopOnFailureAsync(applier);
     }
 
     /// <summary>This node's address and identity.</summary>
@@ -100,11 +101,12 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         {
             var stateMachine = new CairnStateMachine(environment, options.SessionCapacity, options.SnapshotInterval,
                 new SnapshotInstaller(folders, environment, Open));
+            var applier = new FailStopStateMachine(stateMachine);
             log = new WriteAheadLog(new WriteAheadLog.Options
             {
                 // DotNext 6.12 checkpoints and flushes on every commit (its FlushInterval and FlushOnCommit are obsolete and fixed).
                 Location = Path.Combine(options.DirectoryPath, "raft"),
-            }, stateMachine)
+            }, applier)
             {
                 // Set before the replay, so a configuration entry committed before a crash reaches the store again
                 // (it refuses versions it holds) instead of the state machine.
@@ -115,7 +117,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
             raft = new RaftCluster(Configure(options, dialler, membership)) { AuditTrail = log };
             metrics = new ClusterNodeMetrics(raft, options.LocalEndPoint, options.Storage?.MeterFactory);
             await raft.StartAsync(cancellationToken).ConfigureAwait(false);
-            var node = new ClusterNode(options, environment, stateMachine, log, raft, membership, ownDialler, metrics);
+            var node = new ClusterNode(options, environment, stateMachine, applier, log, raft, membership, ownDialler, metrics);
             metrics.Observe(node);
             return node;
         }

@@ -1,0 +1,20 @@
+namespace Cairn.Cluster.NodeHost;
+
+/// <summary>
+/// How a node host ends when its node cannot go on (fail-stop): its supervisor (the nemesis campaign) starts it again
+/// on seeing one of these, or a SIGBUS (DotNext's mmapped log on a full disk), once the cause is cleared.
+/// </summary>
+public static class NodeHostExitCodes
+{
+    /// <summary>The node stopped itself: its state machine failed (<see cref="ClusterNodeFailedException"/>).</summary>
+    public const int NodeFailed = ClusterNodeFailedException.ProcessExitCode;
+
+    /// <summary>The node could not start (e.g. its disk is still full): the exception, naming the file, is in its output.</summary>
+    public const int StartRefused = 71;
+
+    /// <summary>The exit code .NET reports for a process SIGBUS killed (128 + 7).</summary>
+    public const int KilledBySigbus = 135;
+
+    /// <summary>Whether <paramref name="exitCode"/> is a fail-stop the supervisor restarts (not a crash the campaign reports).</summary>
+    public static bool IsFailStop(int exitCode) => exitCode is NodeFailed or StartRefused or KilledBySigbus;
+}

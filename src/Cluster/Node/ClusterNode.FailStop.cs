@@ -13,11 +13,11 @@ public sealed partial class ClusterNode
     /// </summary>
     public Task<ClusterNodeFailedException> Failure { get; }
 
-    /// <summary>Whether this node has stopped itself (<see cref="Failure"/>).</summary>
-    public bool HasFailed => Failure.IsCompleted;
+    /// <summary>Whether this node's state machine failed: it refuses reads and writes; <see cref="Failure"/> completes once its member is stopped.</summary>
+    public bool HasFailed => applier.Failure.IsCompleted;
 
     /// <summary>Stops the Raft member once the state machine fails, and reports why (the node's fail-stop).</summary>
-    private async Task<ClusterNodeFailedException> StopOnFailureAsync(FailStopStateMachine applier)
+    private async Task<ClusterNodeFailedException> StopOnFailureAsync()
     {
         var cause = await applier.Failure.ConfigureAwait(false);
         try
@@ -37,7 +37,7 @@ public sealed partial class ClusterNode
 
     private void ThrowIfFailed()
     {
-        if (Failure.IsCompleted)
-            throw new ClusterNodeFailedException(LocalEndPoint, Failure.Result.Cause);
+        if (applier.Failure.IsCompleted)
+            throw new ClusterNodeFailedException(LocalEndPoint, applier.Failure.Result);
     }
 }

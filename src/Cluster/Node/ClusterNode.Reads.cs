@@ -1,4 +1,5 @@
 using DotNext.Net.Cluster.Consensus.Raft;
+using DotNext.Threading;
 
 namespace Cairn.Cluster;
 
@@ -43,6 +44,12 @@ public sealed partial class ClusterNode
         {
             throw new NotClusterLeaderException(LocalEndPoint, Leader);
         }
+        catch (PendingTaskInterruptedException)
+        {
+            // DotNext ends the barrier's wait so when its applier stops: this node failed (fail-stop).
+            ThrowIfFailed();
+            throw new ClusterUnavailableException(LocalEndPoint, "the node is stopping");
+        }
 
         if (!IsLeader || raft.Term != term)
             throw new NotClusterLeaderException(LocalEndPoint, Leader);
@@ -65,7 +72,16 @@ public sealed partial class ClusterNode
         if (AppliedIndex < minimumIndex)
         {
             // A failed node never applies again: its failure ends the wait.
-            await Task.WhenAny(log.WaitForApplyAsync(minimumIndex, cancellationToken).AsTask(), Failure).Unwrap().ConfigureAwait(false);
+            try
+            {
+                await Task.WhenAny(log.WaitForApplyAsync(minimumIndex, cancellationToken).AsTask(), applier.Failure).Unwrap().ConfigureAwait(false);
+            }
+            catch (PendingTaskInterruptedException)
+            {
+                ThrowIfFailed();
+                throw;
+            }
+
             ThrowIfFailed();
         }
 

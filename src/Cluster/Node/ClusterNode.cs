@@ -24,6 +24,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
 {
     private readonly EnvironmentSlot environment;
     private readonly CairnStateMachine stateMachine;
+    private readonly FailStopStateMachine applier; // the state machine as the log drives it; its Failure is the node's fail-stop
     private readonly WriteAheadLog log;
     private readonly RaftCluster raft;
     private readonly MembershipStore membership;
@@ -43,7 +44,8 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         this.membership = membership;
         this.ownDialler = ownDialler;
         this.metrics = metrics;
-        Failure = StopOnFailureAsync(applier);
+        this.applier = applier;
+        Failure = StopOnFailureAsync();
     }
 
     /// <summary>This node's address and identity.</summary>

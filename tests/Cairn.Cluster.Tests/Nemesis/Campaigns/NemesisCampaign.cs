@@ -97,7 +97,7 @@ internal static class NemesisCampaign
             workload.Acknowledged.Count,
             ops.Count(op => op.Completion.Outcome == Outcome.Unknown),
             result.Verdict, disks is not null, started.Elapsed);
-        output(report.ToString());
+        output($"{report}; {cluster.FailStopRestarts} fail-stopped node runs started again");
         return report;
     }
 }

@@ -22,16 +22,16 @@ public sealed class ProcessCampaignTests(ITestOutputHelper output)
     }
 
     /// <summary>
-    /// Not in CI yet: a node's full disk breaks it today (docs/decisions.md, "issue 28, N nemesis campaigns": the
-    /// engine latches when ENOSPC meets a new journal file, DotNext's log dies of SIGBUS or stops taking entries),
-    /// so this campaign fails until those are fixed. <c>CAIRN_NEMESIS_DISKS=1</c> runs it, to reproduce them.
+    /// A node's disk filled and freed among the kills, pauses and partitions: the node fails-stop (its apply fails, or
+    /// DotNext's mmapped log faults) and the campaign's supervisor starts it again once its disk has room
+    /// (<see cref="ProcessCluster.ThrowIfAnyExited"/>). Needs root and loop devices; <c>CAIRN_NEMESIS_DISKS=1</c> runs it.
     /// </summary>
     [Fact]
     public async Task Full_disks_with_kills_pauses_and_partitions_lose_no_acknowledged_write_and_keep_the_history_linearizable()
     {
         if (Environment.GetEnvironmentVariable("CAIRN_NEMESIS_DISKS") != "1")
         {
-            output.WriteLine("NOT RUN: a full disk breaks a node today (docs/decisions.md, issue 28, N nemesis campaigns); CAIRN_NEMESIS_DISKS=1 runs it.");
+            output.WriteLine("NOT RUN: the disk-full campaign needs loop mounts (root); CAIRN_NEMESIS_DISKS=1 runs it.");
             return;
         }
 

@@ -62,6 +62,7 @@ internal sealed class ProcessCluster : INemesisTargets, IAsyncDisposable
                     clients[i].Port, control[i]);
                 var command = new NodeCommand("dotnet", [host, .. arguments.ToArguments()], data);
                 cluster.nodes[i] = await NodeProcess.StartAsync($"node{i}", command, Path.Combine(folder, "logs"));
+                cluster.nodes[i]!.DiskMayFill = disks is not null;
             }
 
             for (var i = 0; i < count; i++)
@@ -85,12 +86,23 @@ internal sealed class ProcessCluster : INemesisTargets, IAsyncDisposable
     /// <summary>A new connection to each node's client server, for one client session.</summary>
     public RemoteNodeConnection[] Connect() => Enumerable.Range(0, NodeCount).Select(i => new RemoteNodeConnection(members[i], clientEndPoints[i])).ToArray();
 
-    /// <summary>Throws if any node exited by itself (a crash the nemesis did not cause), with its output's tail.</summary>
+    /// <summary>
+    /// Supervises the nodes: throws if any exited by itself other than as fail-stop (a crash the nemesis did not cause),
+    /// with its output's tail; starts again each fail-stopped node whose disk has room (a supervisor's restart with the
+    /// disk still full is refused clearly by the node and costs only churn, so this one waits for the space).
+    /// </summary>
     public void ThrowIfAnyExited()
     {
-        foreach (var node in nodes)
-            node?.ThrowIfExited();
+        for (var i = 0; i < nodes.Length; i++)
+        {
+            nodes[i]?.ThrowIfExited();
+            if (nodes[i] is { IsFailStopped: true } stopped && disks?[i].IsFull != true)
+                stopped.RestartIfFailStoppedAsync().GetAwaiter().GetResult();
+        }
     }
+
+    /// <summary>How many times a fail-stopped node was started again, over all nodes.</summary>
+    public int FailStopRestarts => nodes.Sum(node => node?.FailStopRestarts ?? 0);
 
     /// <summary>The running nodes' statuses (null for a node that does not answer), asked all at once.</summary>
     public async Task<NodeStatus?[]> StatusesAsync()

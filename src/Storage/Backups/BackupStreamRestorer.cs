@@ -96,9 +96,7 @@ internal sealed class BackupStreamRestorer(Stream stream, string streamName, Sta
     {
         long start = _offset;
         var checksum = new IncrementalChecksum(BackupRecordHeader.MagicValue);
-        // Written back in slices as it arrives, as a directory backup's files are: the final sync then waits for the
-        // last slice only, not for the whole file at once after the stream has ended.
-        using (var file = new SlicedFileWriter(staging.FilePath(name)))
+        using (var file = new FileStream(staging.FilePath(name), FileMode.CreateNew, FileAccess.Write, FileShare.None, bufferSize: 0))
         {
             for (long done = 0; done < length;)
             {
@@ -113,7 +111,7 @@ internal sealed class BackupStreamRestorer(Stream stream, string streamName, Sta
             long trailerAt = _offset;
             if (ReadTrailer($"the checksum of '{name}'") != checksum.Current)
                 throw Damage(trailerAt, $"'{name}' does not match its checksum (its bytes are at [{start}, {trailerAt}))");
-            file.Complete();
+            file.Flush(flushToDisk: true);
         }
         return length;
     }

@@ -67,13 +67,13 @@ public static partial class EnvironmentBackup
         using var work = OwnedFolder.Create(destinationDirectory ?? environment.DirectoryPath, OwnedFolder.Compaction);
         string raw = Path.Combine(work.Path, "raw");
         string compacted = Path.Combine(work.Path, "compacted");
-        Backup(environment, raw, new BackupOptions { Progress = options.Progress }, cancellationToken);
+        Backup(environment, raw, new BackupOptions { Progress = options.Progress, LowPriority = options.LowPriority }, cancellationToken);
         var result = Compact(raw, stream is null ? destinationDirectory! : compacted, options.Progress, cancellationToken);
         if (stream is not null)
         {
             using var copy = StorageEnvironment.Open(new StorageOptions(compacted));
             var target = new StreamBackupTarget(stream, environment.EnvironmentId) { SourceTransactionId = result.TransactionId };
-            var (_, bytes, files) = CopyHot(copy, target, options.Progress, cancellationToken);
+            var (_, bytes, files) = CopyHot(copy, target, options, cancellationToken);
             result = result with { Bytes = bytes, Files = files };
         }
         return result with { Duration = Stopwatch.GetElapsedTime(started) };

@@ -22,8 +22,11 @@ internal sealed class SnapshotNode : IAsyncDisposable
         Folders = new NodeFolders(directory) { CrashHook = crashHook };
         Folders.Recover();
         Slot = new EnvironmentSlot(Open(Folders.Data));
-        Machine = new CairnStateMachine(Slot, CairnStateMachine.DefaultSessionCapacity, snapshotInterval, new SnapshotInstaller(Folders, Slot, Open));
+        Machine = new CairnStateMachine(Slot, CairnStateMachine.DefaultSessionCapacity, snapshotInterval, new SnapshotInstaller(Folders, Slot, CountedOpen));
     }
+
+    /// <summary>How many times the installer opened an environment.</summary>
+    public int InstallerOpens { get; private set; }
 
     public string Directory { get; }
 
@@ -34,6 +37,12 @@ internal sealed class SnapshotNode : IAsyncDisposable
     public CairnStateMachine Machine { get; }
 
     public static StorageEnvironment Open(string path) => StorageEnvironment.Open(new StorageOptions(path));
+
+    private StorageEnvironment CountedOpen(string path)
+    {
+        InstallerOpens++;
+        return Open(path);
+    }
 
     /// <summary>Applies entries <paramref name="first"/>..<paramref name="last"/> of term 1, each one client write putting key i.</summary>
     public async Task ApplyAsync(long first, long last, Guid client, int valueBytes = 100)

@@ -14,6 +14,8 @@ public sealed record CampaignReport(int Seed, int Events, int Operations, int Ac
     /// <summary>Members removed and fresh nodes added (a replaced dead member counts once in each).</summary>
     public int Removed { get; init; }
 
+    public int RemovedLeaders { get; init; }
+
     public int Added { get; init; }
 
     /// <summary>Snapshots installed by any node during the campaign (at least: a run killed just after an install may not have reported it).</summary>
@@ -22,7 +24,7 @@ public sealed record CampaignReport(int Seed, int Events, int Operations, int Ac
     public override string ToString()
         => $"seed {Seed}: {Events} nemesis events{(Disks ? " (disks)" : "")} ({EventKinds}), {Operations} operations ({Acknowledged} acknowledged, "
             + $"{AcknowledgedWrites} of them writes, {Unknown} unknown), 0 acknowledged writes lost, history {Verdict}, "
-            + $"{Removed} members removed and {Added} added, {SnapshotInstalls} snapshot installs, "
+            + $"{Removed} members removed ({RemovedLeaders} leading) and {Added} added, {SnapshotInstalls} snapshot installs, "
             + $"3 nodes converged and verified, {Elapsed.TotalSeconds:F0} s";
 }
 
@@ -123,6 +125,7 @@ internal static class NemesisCampaign
         {
             EventKinds = string.Join(", ", schedule.GroupBy(e => e.Action).OrderBy(g => g.Key).Select(g => $"{g.Key.ToString().ToLowerInvariant()} {g.Count()}")),
             Removed = cluster.Removed,
+            RemovedLeaders = cluster.RemovedLeaders,
             Added = cluster.Added,
             SnapshotInstalls = await cluster.SnapshotInstallsAsync(),
         };

@@ -21,6 +21,9 @@ internal sealed partial class ProcessCluster : IMembershipNemesis
     /// <summary>Members removed (a dead one replaced counts once here and once in <see cref="Added"/>).</summary>
     public int Removed { get; private set; }
 
+    /// <summary>Of <see cref="Removed"/>, the members that led when they were removed (the change was asked of them).</summary>
+    public int RemovedLeaders { get; private set; }
+
     /// <summary>Fresh nodes added.</summary>
     public int Added { get; private set; }
 
@@ -29,7 +32,7 @@ internal sealed partial class ProcessCluster : IMembershipNemesis
     public async Task RemoveAsync(int node)
     {
         var address = AddressOf(node);
-        await ChangeThroughLeaderAsync(ControlRequests.RemoveMember, address);
+        var removedBy = await ChangeThroughLeaderAsync(ControlRequests.RemoveMember, address);
         var process = processes[address]!;
         if (process.State is NodeProcessState.Running or NodeProcessState.Paused)
         {
@@ -39,7 +42,10 @@ internal sealed partial class ProcessCluster : IMembershipNemesis
 
         placeAddress[node] = -1;
         lock (tally)
+        {
             Removed++;
+            RemovedLeaders += removedBy == node ? 1 : 0;
+        }
     }
 
     public async Task AddFreshAsync(int node)
@@ -97,20 +103,26 @@ internal sealed partial class ProcessCluster : IMembershipNemesis
         }, () => $"every member to know the members {expected}: {last}");
     }
 
-    /// <summary>Asks the leader found (again and again) to make the change until one answers it committed.</summary>
-    private async Task ChangeThroughLeaderAsync(string request, int address)
+    /// <summary>Asks the leader found (again and again) to make the change until one answers it committed; returns that leader's place.</summary>
+    private async Task<int> ChangeThroughLeaderAsync(string request, int address)
     {
         var ask = $"{request} {addresses[address]}";
         var last = "no leader asked yet";
+        var committedBy = -1;
         await Eventually.HoldsAsync(() =>
         {
             ThrowIfAnyExited();
             if (FindLeaderAsync().GetAwaiter().GetResult() is not { } leader)
                 return false;
-            last = $"node {leader}: " + NodeControl.TryAskLineAsync(ControlPort(leader), ask, Eventually.HangDeadline).GetAwaiter().GetResult();
+            var answer = NodeControl.TryAskLineAsync(ControlPort(leader), ask, Eventually.HangDeadline).GetAwaiter().GetResult();
+            last = $"node {leader}: {answer}";
             // An add asked again after an unknown outcome finds the id in use: that first add committed.
-            return last.EndsWith(": ok", StringComparison.Ordinal) || (request == ControlRequests.AddMember && last.EndsWith(": in-use", StringComparison.Ordinal));
+            if (answer != "ok" && !(request == ControlRequests.AddMember && answer == "in-use"))
+                return false;
+            committedBy = leader;
+            return true;
         }, () => $"'{ask}' to commit: {last}");
+        return committedBy;
     }
 
     private async Task TallyInstallsAsync(int address)

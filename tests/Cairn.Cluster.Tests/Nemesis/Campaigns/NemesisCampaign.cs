@@ -18,13 +18,15 @@ public sealed record CampaignReport(int Seed, int Events, int Operations, int Ac
 
     public int Added { get; init; }
 
+    public int AddedBySnapshot { get; init; }
+
     /// <summary>Snapshots installed by any node during the campaign (at least: a run killed just after an install may not have reported it).</summary>
     public long SnapshotInstalls { get; init; }
 
     public override string ToString()
         => $"seed {Seed}: {Events} nemesis events{(Disks ? " (disks)" : "")} ({EventKinds}), {Operations} operations ({Acknowledged} acknowledged, "
             + $"{AcknowledgedWrites} of them writes, {Unknown} unknown), 0 acknowledged writes lost, history {Verdict}, "
-            + $"{Removed} members removed ({RemovedLeaders} leading) and {Added} added, {SnapshotInstalls} snapshot installs, "
+            + $"{Removed} members removed ({RemovedLeaders} leading) and {Added} added ({AddedBySnapshot} caught up by snapshot), {SnapshotInstalls} snapshot installs, "
             + $"3 nodes converged and verified, {Elapsed.TotalSeconds:F0} s";
 }
 
@@ -127,6 +129,7 @@ internal static class NemesisCampaign
             Removed = cluster.Removed,
             RemovedLeaders = cluster.RemovedLeaders,
             Added = cluster.Added,
+            AddedBySnapshot = cluster.AddedBySnapshot,
             SnapshotInstalls = await cluster.SnapshotInstallsAsync(),
         };
         output(report.ToString());

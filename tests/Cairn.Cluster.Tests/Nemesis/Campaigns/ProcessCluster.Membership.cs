@@ -27,6 +27,9 @@ internal sealed partial class ProcessCluster : IMembershipNemesis
     /// <summary>Fresh nodes added.</summary>
     public int Added { get; private set; }
 
+    /// <summary>Of <see cref="Added"/>, those that had installed a snapshot by the time their add committed.</summary>
+    public int AddedBySnapshot { get; private set; }
+
     IMembershipNemesis? INemesisTargets.Membership => addresses.Length > NodeCount ? this : null;
 
     public async Task RemoveAsync(int node)
@@ -64,8 +67,13 @@ internal sealed partial class ProcessCluster : IMembershipNemesis
         await AnswersAsync(address);
         await ChangeThroughLeaderAsync(ControlRequests.AddMember, address);
         placeAddress[node] = address;
+        // DotNext brings a node up to date before it commits the configuration naming it: by now it has its snapshot, if it needed one.
+        var bySnapshot = await NodeControl.TryInstallsAsync(controlPorts[address], Patience) > 0;
         lock (tally)
+        {
             Added++;
+            AddedBySnapshot += bySnapshot ? 1 : 0;
+        }
     }
 
     public async Task ReplaceAsync(int node)

@@ -20,12 +20,15 @@ public sealed record CampaignReport(int Seed, int Events, int Operations, int Ac
 
     public int AddedBySnapshot { get; init; }
 
+    /// <summary>Of the unknowns, the operations that gave up while clients still ran (no leader served them for 30 s).</summary>
+    public int GaveUp { get; init; }
+
     /// <summary>Snapshots installed by any node during the campaign (at least: a run killed just after an install may not have reported it).</summary>
     public long SnapshotInstalls { get; init; }
 
     public override string ToString()
         => $"seed {Seed}: {Events} nemesis events{(Disks ? " (disks)" : "")} ({EventKinds}), {Operations} operations ({Acknowledged} acknowledged, "
-            + $"{AcknowledgedWrites} of them writes, {Unknown} unknown), 0 acknowledged writes lost, history {Verdict}, "
+            + $"{AcknowledgedWrites} of them writes, {Unknown} unknown, {GaveUp} of them given up mid-campaign), 0 acknowledged writes lost, history {Verdict}, "
             + $"{Removed} members removed ({RemovedLeaders} leading) and {Added} added ({AddedBySnapshot} caught up by snapshot), {SnapshotInstalls} snapshot installs, "
             + $"3 nodes converged and verified, {Elapsed.TotalSeconds:F0} s";
 }
@@ -62,11 +65,18 @@ internal static class NemesisCampaign
         catch (Exception failure)
         {
             // The test's folder is deleted with it: the logs, the nemesis log and the history outlive a failure here.
-            var kept = Path.Combine(Cairn.Tests.Support.TestDirectory.RepositoryRoot, ".scratch", "nemesis-failures", $"seed{seed}-{DateTime.UtcNow:yyyyMMdd-HHmmss}");
-            CopyTextFiles(folder, kept);
+            var kept = Keep(folder, "nemesis-failures", seed);
             output($"seed {seed} FAILED; its node logs, nemesis log and history are kept in {kept}");
             throw new CampaignFailedException(seed, kept, failure);
         }
+    }
+
+    /// <summary>Copies the campaign's node output, nemesis log and history out of its test folder, which is deleted with it.</summary>
+    private static string Keep(string folder, string under, int seed)
+    {
+        var kept = Path.Combine(Cairn.Tests.Support.TestDirectory.RepositoryRoot, ".scratch", under, $"seed{seed}-{DateTime.UtcNow:yyyyMMdd-HHmmss}");
+        CopyTextFiles(folder, kept);
+        return kept;
     }
 
     private static void CopyTextFiles(string from, string to)
@@ -131,7 +141,11 @@ internal static class NemesisCampaign
             Added = cluster.Added,
             AddedBySnapshot = cluster.AddedBySnapshot,
             SnapshotInstalls = await cluster.SnapshotInstallsAsync(),
+            GaveUp = workload.GaveUp,
         };
+        // Not a failure (nothing acknowledged was lost), but a stretch with no leader serving for 30 s wants a look.
+        if (workload.GaveUp > 0)
+            output($"seed {seed}: {workload.GaveUp} operations gave up mid-campaign; files kept in {Keep(folder, "nemesis-stalls", seed)}");
         output(report.ToString());
         return report;
     }

@@ -11,7 +11,8 @@ var options = new ClusterNodeOptions
 {
     DirectoryPath = arguments.DirectoryPath,
     LocalEndPoint = arguments.Self,
-    Members = arguments.Members,
+    Members = arguments.FoundingMembers,
+    SnapshotInterval = arguments.SnapshotInterval,
     Dialler = dialler,
     // As the in-process cluster tests: longer than DotNext's 150-300 ms, so two loaded cores do not keep elections failing.
     LowerElectionTimeout = 500,

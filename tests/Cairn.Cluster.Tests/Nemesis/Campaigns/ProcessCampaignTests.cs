@@ -6,7 +6,8 @@ using Xunit.Abstractions;
 namespace Cairn.Cluster.Tests.Nemesis.Campaigns;
 
 /// <summary>
-/// The process nemesis's campaigns (issue 28 item 4). As CI runs them: one short seeded campaign each. Longer ones
+/// The process nemesis's campaigns (issue 28 items 3 and 4). As CI runs them: one short seeded campaign each (seed 46
+/// for the first: its 16 events include a dead member replaced, the leader removed and a fresh node added). Longer ones
 /// with the same code, from the environment (README, "Cluster nemesis campaigns"):
 /// <c>CAIRN_NEMESIS_CAMPAIGNS</c> campaigns of <c>CAIRN_NEMESIS_EVENTS</c> events each, seeds from
 /// <c>CAIRN_NEMESIS_SEED</c> up.
@@ -17,7 +18,7 @@ public sealed class ProcessCampaignTests(ITestOutputHelper output)
     public async Task Kills_pauses_and_partitions_of_node_processes_lose_no_acknowledged_write_and_keep_the_history_linearizable()
     {
         using var dir = new TestDirectory("nemesis-campaign");
-        foreach (var seed in Seeds(firstByDefault: 1))
+        foreach (var seed in Seeds(firstByDefault: 46))
             await NemesisCampaign.RunAsync(dir.File($"seed{seed}"), seed, Events(byDefault: 16), disks: null, output.WriteLine);
     }
 

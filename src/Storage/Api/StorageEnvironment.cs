@@ -279,8 +279,9 @@ public sealed partial class StorageEnvironment : IDisposable
 
     internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
 
-    /// <summary>Read transactions open: every reader slot in use but the writer's, the flusher's and the durable state's.</summary>
-    private int OpenReaders() => _states.Readers.CountActiveExcept([_committer.Writer.ReaderSlot, _flusher.ReaderSlot, _states.DurableSlot]);
+    /// <summary>Read transactions open: every slot but the writer's, the flusher's and the durable state's, judged in one scan.</summary>
+    private int OpenReaders()
+        => _states.Readers.ActiveCountExcept([_flusher.ReaderSlot, _states.DurableSlot, _committer.Writer.ReaderSlot]);
 
     /// <summary>
     /// Stops the background thread, then, unless the environment has failed, flushes every committed

@@ -20,19 +20,19 @@ public sealed class ReaderCountTests
         table.Publish(flusher, 4);
         table.Publish(reader, 5);
 
-        Assert.Equal(1, table.CountActiveExcept([writer, flusher, durable]));
+        Assert.Equal(1, table.ActiveCountExcept([writer, flusher, durable]));
 
         table.Publish(durable, 3);
         table.MarkIdle(flusher);
-        Assert.Equal(1, table.CountActiveExcept([writer, flusher, durable]));
+        Assert.Equal(1, table.ActiveCountExcept([writer, flusher, durable]));
 
         table.Publish(idleReader, 5);
-        Assert.Equal(2, table.CountActiveExcept([writer, flusher, durable]));
+        Assert.Equal(2, table.ActiveCountExcept([writer, flusher, durable]));
         Assert.Equal(4, table.ActiveCount); // the writer's and the durable state's too
 
         table.MarkIdle(reader);
         table.Release(idleReader);
-        Assert.Equal(0, table.CountActiveExcept([writer, flusher, durable]));
+        Assert.Equal(0, table.ActiveCountExcept([writer, flusher, durable]));
     }
 
     [Fact]
@@ -44,7 +44,7 @@ public sealed class ReaderCountTests
             table.Publish(slot, 7);
 
         Assert.Equal(150, table.ActiveCount);
-        Assert.Equal(147, table.CountActiveExcept([slots[0], slots[70], slots[149]]));
+        Assert.Equal(147, table.ActiveCountExcept([slots[0], slots[70], slots[149]]));
     }
 
     [Fact]
@@ -68,7 +68,7 @@ public sealed class ReaderCountTests
         try
         {
             for (int n = 0; n < 200_000; n++)
-                Assert.Equal(1, table.CountActiveExcept([writer, flusher, durable]));
+                Assert.Equal(1, table.ActiveCountExcept([writer, flusher, durable]));
         }
         finally
         {

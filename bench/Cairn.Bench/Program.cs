@@ -65,5 +65,10 @@ if (args.Length > 0 && args[0] == "--backup")
 if (args.Length > 0 && args[0] == "--commit-breakdown")
     return Cairn.Bench.Durability.CommitBreakdown.Run(args[1..], Console.Out);
 
+// --large-values [--values N,..] [--mib N] [--batch N] [--rounds N]: durable fills with large values (64 KiB by default, 100 per
+// transaction) against LMDB's synced commits, interleaved (docs/benchmarks.md, Large values).
+if (args.Length > 0 && args[0] == "--large-values")
+    return Cairn.Bench.Fill.LargeValueRun.Run(args[1..], Console.Out);
+
 BenchmarkSwitcher.FromAssembly(typeof(Cairn.Bench.BenchScratch).Assembly).Run(args);
 return 0;

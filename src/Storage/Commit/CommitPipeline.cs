@@ -4,6 +4,7 @@ using Cairn.Errors;
 using Cairn.FreeSpace;
 using Cairn.Journal;
 using Cairn.Journal.Files;
+using Cairn.Paging;
 using Cairn.Transactions;
 using Microsoft.Extensions.Logging;
 
@@ -234,7 +235,10 @@ internal sealed unsafe class CommitPipeline : IDisposable
     {
         try
         {
-            _entryWriter.Begin(buffer, transactionId, _environmentId);
+            long pageBytes = 0;
+            foreach (var (_, run) in tx.DirtyPages)
+                pageBytes += (long)run.PageCount * StorageConstants.PageSize;
+            _entryWriter.Begin(buffer, transactionId, _environmentId, pageBytes, tx.DirtyPages.Count);
             foreach (var (pageNumber, run) in tx.DirtyPages)
             {
                 byte* previous = run.IsNew ? null : tx.GetCommittedPage(pageNumber);

@@ -7,7 +7,7 @@ namespace Cairn.Journal;
 /// entry to the next so building an entry allocates nothing once the buffer is big enough.
 /// Mapped straight from the OS (<see cref="PalMemory"/>); from 2 MiB on, in whole 2 MiB huge pages, so
 /// filling a large buffer for the first time costs one page fault per 2 MiB rather than per 4 KiB.
-/// Not thread-safe. Growing may move it: re-read <see cref="Pointer"/> after <see cref="EnsureCapacity"/>.
+/// Not thread-safe. Growing may move it: re-read <see cref="Pointer"/> after <see cref="EnsureCapacity(long)"/>.
 /// </summary>
 internal sealed unsafe class JournalBuffer : IDisposable
 {
@@ -37,14 +37,21 @@ internal sealed unsafe class JournalBuffer : IDisposable
     public long Capacity { get; private set; }
 
     /// <summary>Grows (at least doubling) to hold <paramref name="bytes"/>, keeping the current content.</summary>
-    public void EnsureCapacity(long bytes)
+    public void EnsureCapacity(long bytes) => EnsureCapacity(bytes, Capacity);
+
+    /// <summary>
+    /// Grows (at least doubling) to hold <paramref name="bytes"/>, keeping only the first <paramref name="keep"/>
+    /// bytes of the content (what is in use: a large entry's buffer need not copy the rest, nor touch it).
+    /// </summary>
+    public void EnsureCapacity(long bytes, long keep)
     {
         ObjectDisposedException.ThrowIf(_pointer == null, this);
         if (bytes <= Capacity)
             return;
         long capacity = MappedSize(Math.Max(bytes, Capacity * 2));
         byte* grown = Map(capacity);
-        System.Buffer.MemoryCopy(_pointer, grown, capacity, Capacity);
+        long kept = Math.Clamp(keep, 0, Capacity);
+        System.Buffer.MemoryCopy(_pointer, grown, capacity, kept);
         PalMemory.Free(_pointer, Capacity);
         _pointer = grown;
         Capacity = capacity;

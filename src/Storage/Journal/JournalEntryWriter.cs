@@ -41,13 +41,18 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
     /// <summary>The last finished entry.</summary>
     public JournalEntryStats LastEntry { get; private set; }
 
-    public void Begin(JournalBuffer output, long transactionId, Guid environmentId)
+    /// <summary>
+    /// Starts an entry at the start of <paramref name="output"/>. <paramref name="pageBytes"/>: the bytes of the page runs
+    /// that will be added, if known; the buffer is grown for them at once (their records as full images), not doubling
+    /// record by record, each growth copying what was built and touching fresh memory.
+    /// </summary>
+    public void Begin(JournalBuffer output, long transactionId, Guid environmentId, long pageBytes = 0, int runs = 0)
     {
         ArgumentNullException.ThrowIfNull(output);
         ObjectDisposedException.ThrowIf(_disposed, this);
         if (_output is not null)
             throw new InvalidOperationException("An entry is already being built: Finish or Cancel it first.");
-        output.EnsureCapacity(JournalEntryHeader.Alignment);
+        output.EnsureCapacity(JournalEntryHeader.AlignUp(JournalEntryHeader.Size + pageBytes + (long)runs * PageRecordHeader.Size), keep: 0);
         _output = output;
         _position = JournalEntryHeader.Size;
         _transactionId = transactionId;
@@ -72,7 +77,7 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
         ArgumentNullException.ThrowIfNull(current);
         int length = pageCount * StorageConstants.PageSize;
         long dataStart = _position + PageRecordHeader.Size;
-        output.EnsureCapacity(dataStart + length);
+        output.EnsureCapacity(dataStart + length, keep: _position);
 
         var encoding = PageRecordEncoding.Full;
         int encodedLength = length;
@@ -89,7 +94,7 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
         // Against zeros, written after the diff (if any) and kept if no larger: it does not depend on the base.
         long zeroStart = encoding == PageRecordEncoding.Diff ? dataStart + encodedLength : dataStart;
         int zeroLimit = encoding == PageRecordEncoding.Diff ? encodedLength : length - 1;
-        output.EnsureCapacity(zeroStart + zeroLimit);
+        output.EnsureCapacity(zeroStart + zeroLimit, keep: zeroStart);
         byte* data = output.Pointer + dataStart;
         int zeroBased = PageDiffEncoder.Encode(current, null, length, output.Pointer + zeroStart, zeroLimit);
         if (zeroBased >= 0)
@@ -140,7 +145,7 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
 
         long end = JournalEntryHeader.Size + stored;
         long entrySize = JournalEntryHeader.AlignUp(end);
-        output.EnsureCapacity(entrySize);
+        output.EnsureCapacity(entrySize, keep: end);
         byte* entry = output.Pointer;
         new Span<byte>(entry + end, (int)(entrySize - end)).Clear();
 

@@ -17,12 +17,12 @@ internal sealed unsafe class JournalHarness : IDisposable
     public const long FileSize = 16 * 1024;
 
     public JournalHarness(string directory, Guid environmentId, bool prepareSpares = false, JournalFileSet? files = null,
-        ILogger? logger = null, long fileSize = FileSize)
+        ILogger? logger = null, long fileSize = FileSize, long initialFileSize = 0)
     {
         Directory = directory;
         logger ??= NullLogger.Instance;
         Entries = new JournalEntryFactory(environmentId);
-        Inventory = new JournalInventory(directory, new JournalSizing(fileSize, fileSize), files ?? JournalFileSet.Empty(1), logger);
+        Inventory = new JournalInventory(directory, new JournalSizing(initialFileSize > 0 ? initialFileSize : fileSize, fileSize), files ?? JournalFileSet.Empty(1), logger);
         Spares = new SpareJournals(Inventory, logger, prepareSpares);
         Journal = new WriteAheadJournal(Inventory, Spares, IoStats, logger, TimeSpan.FromHours(1));
     }

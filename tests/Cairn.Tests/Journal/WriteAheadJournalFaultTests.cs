@@ -70,6 +70,28 @@ public sealed class WriteAheadJournalFaultTests : IDisposable
     }
 
     [Fact]
+    public void A_full_disk_at_a_large_entry_write_cuts_an_unzeroed_journal_back_and_the_next_append_takes_its_place()
+    {
+        if (!OperatingSystem.IsLinux())
+            return; // elsewhere every journal is pre-zeroed
+        using var dir = new TestDirectory("wal-fault-unzeroed");
+        using var wal = new JournalHarness(dir.Path, s_environment, fileSize: 4L << 20);
+        var large = Enumerable.Range(0, 130).Select(i => (100L + i, i)).ToArray(); // an entry just over 1 MiB
+        var first = wal.Append(1, large); // into a journal not pre-zeroed
+        string path = wal.JournalPath(1);
+
+        PalFaultInjection.Arm(PalFaultKind.WriteError, osError: ENOSPC, pathFilter: Filter(dir.Path));
+        var error = Assert.Throws<DiskFullException>(() => wal.Append(2, large));
+
+        // Not wiped with a block of zeros past the file's end (which a full disk refuses): cut back to where the write began.
+        Assert.Equal(path, error.FilePath);
+        Assert.Equal(first.EndOffset, new FileInfo(path).Length);
+        var second = wal.Append(2, large);
+        Assert.Equal(new JournalPosition(1, 2 * first.EndOffset), second);
+        Assert.Equal(second.EndOffset, new FileInfo(path).Length);
+    }
+
+    [Fact]
     public void An_io_error_at_the_entry_write_is_fatal_naming_the_journal_and_offset()
     {
         using var dir = new TestDirectory("wal-fault-eio");

@@ -12,21 +12,34 @@ internal sealed unsafe class JournalFile : IDisposable
 {
     private readonly PalFile? _file;
 
-    private JournalFile(long sequence, string path, PalFile? file, long size, long createdTimestamp)
+    private JournalFile(long sequence, string path, PalFile? file, long size, long createdTimestamp, bool preZeroed = true)
     {
         Sequence = sequence;
         FilePath = path;
         _file = file;
         Size = size;
         CreatedTimestamp = createdTimestamp;
+        PreZeroed = preZeroed;
     }
 
     public long Sequence { get; }
 
     public string FilePath { get; }
 
-    /// <summary>Bytes the file was prepared with; entries never go past it.</summary>
+    /// <summary>Bytes the file was prepared with (of one opened unzeroed, the bytes it may grow to); entries never go past it.</summary>
     public long Size { get; }
+
+    /// <summary>
+    /// False for a file opened by <see cref="OpenUnzeroed"/>: it is as long as what was written to it, each write
+    /// extending it (its blocks allocated inside that write).
+    /// </summary>
+    public bool PreZeroed { get; }
+
+    /// <summary>Bytes it holds on disk once retired: its size, or of a file opened unzeroed, how far it was written.</summary>
+    public long SizeOnDisk => PreZeroed ? Size : WritePosition;
+
+    /// <summary>The bytes of the last append (or reservation) to the file: how large the entries are that fill it.</summary>
+    public long LastAppendLength { get; private set; }
 
     /// <summary>Where the next entry goes (of a linked journal: just past this environment's last entry in it).</summary>
     public long WritePosition { get; private set; }
@@ -55,6 +68,17 @@ internal sealed unsafe class JournalFile : IDisposable
         return new JournalFile(sequence, path, file, size, System.Diagnostics.Stopwatch.GetTimestamp());
     }
 
+    /// <summary>
+    /// Creates <paramref name="path"/> for appending without writing anything to it: for large entries, which are
+    /// cheaper to write into blocks they allocate than to write twice, zeros first (<see cref="JournalSizing.WantsUnzeroedFile"/>).
+    /// Entries still never go past <paramref name="size"/>.
+    /// </summary>
+    public static JournalFile OpenUnzeroed(long sequence, string path, long size)
+    {
+        var file = PalFile.OpenJournal(path, 0);
+        return new JournalFile(sequence, path, file, size, System.Diagnostics.Stopwatch.GetTimestamp(), preZeroed: false);
+    }
+
     /// <summary>This environment's name <paramref name="linkPath"/> for a root's journal file of <paramref name="size"/> bytes.</summary>
     public static JournalFile Linked(long sequence, string linkPath, long size)
         => new(sequence, linkPath, null, size, System.Diagnostics.Stopwatch.GetTimestamp());
@@ -68,6 +92,7 @@ internal sealed unsafe class JournalFile : IDisposable
         var buffer = new PalBuffer(entry, length);
         WriteAt(new ReadOnlySpan<PalBuffer>(&buffer, 1), WritePosition);
         WritePosition += length;
+        LastAppendLength = length;
         NoteTransactions(firstTransactionId, lastTransactionId);
     }
 
@@ -81,6 +106,7 @@ internal sealed unsafe class JournalFile : IDisposable
         _ = Writable;
         long offset = WritePosition;
         WritePosition += length;
+        LastAppendLength = length;
         return offset;
     }
 
@@ -108,11 +134,23 @@ internal sealed unsafe class JournalFile : IDisposable
         NoteTransactions(transactionId, transactionId);
     }
 
-    /// <summary>Overwrites <paramref name="length"/> bytes at <paramref name="offset"/> with zeros (durably: the handle is O_DSYNC).</summary>
-    public void ZeroBlock(byte* zeros, long offset, long length)
+    /// <summary>
+    /// After a failed write of an entry at <paramref name="offset"/>: makes sure no part of it that reached the disk can
+    /// be replayed. A pre-zeroed file gets <paramref name="zeros"/> (one 4 KiB block) over the entry's first block; one
+    /// opened unzeroed is cut back to <paramref name="offset"/> if it is longer, and synced, which needs no free space
+    /// (writing zeros past its end would, and the failure is most often a full disk).
+    /// </summary>
+    public void Unwrite(byte* zeros, long offset)
     {
-        var buffer = new PalBuffer(zeros, length);
-        Writable.Write(new ReadOnlySpan<PalBuffer>(&buffer, 1), offset);
+        if (PreZeroed)
+        {
+            var buffer = new PalBuffer(zeros, JournalEntryHeader.Alignment);
+            Writable.Write(new ReadOnlySpan<PalBuffer>(&buffer, 1), offset);
+            return;
+        }
+        if (Writable.GetSize() > offset)
+            Writable.SetSize(offset);
+        Writable.Sync();
     }
 
     public void Dispose() => _file?.Dispose();

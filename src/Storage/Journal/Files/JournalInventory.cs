@@ -8,13 +8,13 @@ namespace Cairn.Journal.Files;
 
 /// <summary>
 /// Every file in the journal folder, and what becomes of it: hands the writer its next journal (a spare
-/// renamed into place when one is ready, else a new pre-zeroed file), keeps full journals until a
+/// renamed into place when one is ready, else a new pre-zeroed file, or for a large entry one not pre-zeroed), keeps full journals until a
 /// data-file sync covers them, then deletes them or keeps a few to reuse, and sizes and keeps the spares
 /// <see cref="SpareJournals"/> prepares ahead of a switch. The writer (<see cref="WriteAheadJournal"/>)
 /// switches files, the flusher releases them, the spare thread adds spares; the bytes appended are the
 /// writer's business.
 /// </summary>
-internal sealed class JournalInventory : IDisposable
+internal sealed partial class JournalInventory : IDisposable
 {
     private const int MaxRecyclable = 2;
 
@@ -143,8 +143,9 @@ internal sealed class JournalInventory : IDisposable
                 }
                 else
                 {
-                    how = "new, pre-zeroed";
-                    opened = JournalFile.Open(sequence, path, size);
+                    bool zeroed = !JournalSizing.WantsUnzeroedFile(entryLength);
+                    how = zeroed ? "new, pre-zeroed" : "new, not pre-zeroed (for a large entry)";
+                    opened = zeroed ? JournalFile.Open(sequence, path, size) : JournalFile.OpenUnzeroed(sequence, path, size);
                     // The new name must survive a crash, or entries written into the file would be lost with it.
                     // (A durable rename has already synced the directory.)
                     PalFileSystem.SyncDirectory(_directory);
@@ -239,7 +240,7 @@ internal sealed class JournalInventory : IDisposable
 
     private void RetireLocked(JournalFile journal)
     {
-        _retained.Add(new RetainedJournal(journal.Sequence, journal.FilePath, journal.Size, journal.LastTransactionId));
+        _retained.Add(new RetainedJournal(journal.Sequence, journal.FilePath, journal.SizeOnDisk, journal.LastTransactionId));
         journal.Dispose();
         if (ReferenceEquals(_inService, journal))
             _inService = null;
@@ -385,57 +386,6 @@ internal sealed class JournalInventory : IDisposable
             Log.JournalNotDeleted(_logger, e, journal.FilePath);
             return false;
         }
-    }
-
-    /// <summary>
-    /// The size the next journal will likely need, or 0 if a spare of that size is ready or it is too early
-    /// to tell (the journal in service is less than half full).
-    /// </summary>
-    public long SpareSizeWanted()
-    {
-        lock (_gate)
-            return SpareSizeWantedLocked();
-    }
-
-    /// <summary>Names a spare of the size wanted now (<paramref name="size"/>); false if none is wanted.</summary>
-    public bool TryReserveSpare([NotNullWhen(true)] out string? path, out long size)
-    {
-        lock (_gate)
-        {
-            size = SpareSizeWantedLocked();
-            path = size == 0 ? null : Path.Combine(_directory, JournalFileName.Recyclable(_nextRecyclableNumber++));
-            return path is not null;
-        }
-    }
-
-    /// <summary>A spare prepared under a name <see cref="TryReserveSpare"/> gave: the next switch may take it.</summary>
-    public void AddSpare(RecyclableJournal spare)
-    {
-        lock (_gate)
-            _recyclable.Add(spare);
-    }
-
-    /// <summary>Under the lock: see <see cref="SpareSizeWanted"/>. The fill time of the journal in service is projected from how far it has come.</summary>
-    private long SpareSizeWantedLocked()
-    {
-        long wanted;
-        if (_inService is not { } active)
-        {
-            wanted = _sizing.NextSize(0, TimeSpan.Zero, 0);
-        }
-        else
-        {
-            long written = active.WritePosition;
-            if (written * 2 < active.Size)
-                return 0;
-            var elapsed = Stopwatch.GetElapsedTime(active.CreatedTimestamp);
-            var projected = elapsed * ((double)active.Size / Math.Max(1, written));
-            wanted = _sizing.NextSize(active.Size, projected, 0);
-        }
-        foreach (var spare in _recyclable)
-            if (spare.Size >= wanted)
-                return 0;
-        return wanted;
     }
 
     /// <summary>Closes the journal in service, deleting nothing.</summary>

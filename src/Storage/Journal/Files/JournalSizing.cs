@@ -13,6 +13,19 @@ internal sealed class JournalSizing
     public static readonly TimeSpan FastFill = TimeSpan.FromSeconds(30);
     public static readonly TimeSpan SlowFill = TimeSpan.FromMinutes(5);
 
+    /// <summary>Entries from this size on get a new journal not pre-zeroed (<see cref="WantsUnzeroedFile"/>).</summary>
+    public const long UnzeroedEntryBytes = 1L << 20;
+
+    /// <summary>
+    /// Whether a new journal opened for (or filling with) entries of <paramref name="entryLength"/> bytes is better
+    /// left unzeroed. Pre-zeroing writes every byte of the file once more, which is what makes a small commit one
+    /// write with nothing for the file system to do; an entry of a MiB or more pays far less for the blocks its own
+    /// write allocates (on this machine's ext4, a 6.4 MB O_DIRECT|O_DSYNC write took 14.8 ms into new blocks, 12.4 ms
+    /// into zeros, and the zeros themselves 12 ms more). Linux only: there an O_DSYNC write that extends a file
+    /// makes the new size durable with the data; on Windows a journal is always pre-zeroed.
+    /// </summary>
+    public static bool WantsUnzeroedFile(long entryLength) => entryLength >= UnzeroedEntryBytes && OperatingSystem.IsLinux();
+
     public JournalSizing(long initialSize, long maxSize)
     {
         if (initialSize <= 0 || initialSize % JournalEntryHeader.Alignment != 0)

@@ -201,14 +201,14 @@ internal sealed unsafe partial class WriteAheadJournal : IJournalAppender, IDisp
     }
 
     /// <summary>
-    /// After a failed write, zeros the entry's first block so that whatever part of it reached the disk
-    /// can never be replayed; the next append writes over it. False if even that fails.
+    /// After a failed write, zeros the entry's first block (or cuts an unzeroed journal back to it) so that whatever
+    /// part of it reached the disk can never be replayed; the next append writes over it. False if even that fails.
     /// </summary>
     private bool TryWipe(JournalFile journal, long offset)
     {
         try
         {
-            journal.ZeroBlock(_zeroBlock, offset, JournalEntryHeader.Alignment);
+            journal.Unwrite(_zeroBlock, offset);
             return true;
         }
         catch (PalIOException)

@@ -100,7 +100,7 @@ public sealed class CommandCodecTests
     private static void Reseal(byte[] bytes)
         => BinaryPrimitives.WriteUInt64LittleEndian(bytes.AsSpan(bytes.Length - 8), XxHash3.HashToUInt64(bytes.AsSpan(0, bytes.Length - 8)));
 
-    private static void AssertSame(ClusterCommand expected, ClusterCommand actual)
+    internal static void AssertSame(ClusterCommand expected, ClusterCommand actual)
     {
         Assert.Equal(expected.Id, actual.Id);
         Assert.Equal(expected.Tree, actual.Tree);

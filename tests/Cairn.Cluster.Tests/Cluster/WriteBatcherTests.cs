@@ -1,6 +1,7 @@
 using Cairn.Cluster.Commands;
 using Cairn.Cluster.Node;
 using Cairn.Cluster.StateMachine;
+using Cairn.Cluster.Tests.Nemesis;
 
 namespace Cairn.Cluster.Tests.Cluster;
 
@@ -20,12 +21,12 @@ public sealed class WriteBatcherTests
         Assert.Equal([1], raft.EntrySizes); // the first went at once, alone
 
         raft.Release();
-        Assert.Equal(new ApplyOutcome(ApplyStatus.Applied, 1), await first);
+        Assert.Equal(new ApplyOutcome(ApplyStatus.Applied, 1), await first.WaitAsync(Eventually.HangDeadline));
         await raft.SentAsync(2);
         Assert.Equal([1, 5], raft.EntrySizes);
         raft.Release();
         foreach (var write in queued)
-            Assert.Equal(new ApplyOutcome(ApplyStatus.Applied, 2), await write);
+            Assert.Equal(new ApplyOutcome(ApplyStatus.Applied, 2), await write.WaitAsync(Eventually.HangDeadline));
         Assert.Equal((2L, 6L), (batcher.Entries, batcher.Commands));
     }
 
@@ -45,7 +46,7 @@ public sealed class WriteBatcherTests
             raft.Release();
         }
 
-        await Task.WhenAll(writes);
+        await Task.WhenAll(writes).WaitAsync(Eventually.HangDeadline);
         Assert.Equal([1, 2, 2, 1, 1], raft.EntrySizes);
 
         var byCount = new HeldRaft();
@@ -57,7 +58,7 @@ public sealed class WriteBatcherTests
             byCount.Release();
         }
 
-        await Task.WhenAll(more);
+        await Task.WhenAll(more).WaitAsync(Eventually.HangDeadline);
         Assert.Equal([1, 3, 1], byCount.EntrySizes);
     }
 
@@ -73,11 +74,11 @@ public sealed class WriteBatcherTests
             raft.Release();
         }
 
-        Assert.Equal(ApplyStatus.Applied, (await writes[0]).Status);
-        Assert.IsType<NotClusterLeaderException>(await Record.ExceptionAsync(() => writes[1]));
-        Assert.IsType<NotClusterLeaderException>(await Record.ExceptionAsync(() => writes[2]));
-        Assert.Equal(new ApplyOutcome(ApplyStatus.Applied, 3), await writes[3]);
-        Assert.Equal(new ApplyOutcome(ApplyStatus.Applied, 3), await writes[4]);
+        Assert.Equal(ApplyStatus.Applied, (await writes[0].WaitAsync(Eventually.HangDeadline)).Status);
+        Assert.IsType<NotClusterLeaderException>(await Record.ExceptionAsync(() => writes[1].WaitAsync(Eventually.HangDeadline)));
+        Assert.IsType<NotClusterLeaderException>(await Record.ExceptionAsync(() => writes[2].WaitAsync(Eventually.HangDeadline)));
+        Assert.Equal(new ApplyOutcome(ApplyStatus.Applied, 3), await writes[3].WaitAsync(Eventually.HangDeadline));
+        Assert.Equal(new ApplyOutcome(ApplyStatus.Applied, 3), await writes[4].WaitAsync(Eventually.HangDeadline));
     }
 
     [Fact]
@@ -87,11 +88,14 @@ public sealed class WriteBatcherTests
         var batcher = new WriteBatcher(maxCommands: 10, maxBytes: 1 << 20, raft.ReplicateAsync);
         var write = batcher.SubmitAsync(Command(1));
         raft.Release();
-        Assert.Equal(ApplyStatus.Replaced, (await write).Status);
+        Assert.Equal(ApplyStatus.Replaced, (await write.WaitAsync(Eventually.HangDeadline)).Status);
     }
 
     private static ClusterCommand Command(int i, int valueBytes = 10)
         => new(new OperationId(Guid.NewGuid(), 1), "t", [ClusterOperation.Put(BitConverter.GetBytes(i), new byte[valueBytes])]);
+
+    // Each await of a write or an entry ends at the hang deadline, so a batcher that sends other entries than these
+    // tests expect fails them instead of leaving a write waiting for a release that never comes.
 
     /// <summary>Raft as the batcher sees it: records each entry's commands, and holds it until released.</summary>
     private sealed class HeldRaft
@@ -114,7 +118,7 @@ public sealed class WriteBatcherTests
 
         public void Release() => released.Release();
 
-        public Task SentAsync(int entries) => Nemesis.Eventually.HoldsAsync(() => EntrySizes.Length >= entries, () => $"{EntrySizes.Length} entries sent");
+        public Task SentAsync(int entries) => Eventually.HoldsAsync(() => EntrySizes.Length >= entries, () => $"{EntrySizes.Length} entries sent");
 
         public async Task ReplicateAsync(ReadOnlyMemory<byte> entry, ApplyWaiter waiter)
         {

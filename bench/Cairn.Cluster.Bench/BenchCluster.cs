@@ -32,6 +32,9 @@ internal sealed class BenchCluster : IAsyncDisposable
 
     public bool IsRunning(int node) => nodes[node] is not null;
 
+    /// <summary>The highest commit index of the running nodes (the leader's): entries the cluster has committed.</summary>
+    public long CommitIndex => Running().Max(i => this[i].CommitIndex);
+
     public static async Task<BenchCluster> StartAsync(int count, int lowerElection, int upperElection)
     {
         var scratch = new Scratch("cluster");

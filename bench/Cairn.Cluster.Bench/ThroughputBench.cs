@@ -39,8 +39,9 @@ internal static class ThroughputBench
                 {
                     var s = await CallerRun.RunAsync(callers, writesPerCaller, random, SingleWrite);
                     Print(callers, round, "single ", s);
+                    var entriesBefore = cluster.CommitIndex;
                     var c = await CallerRun.RunAsync(callers, writesPerCaller, random, ClusterWrite);
-                    Print(callers, round, "cluster", c);
+                    Print(callers, round, "cluster", c, $", {c.Writes / (double)Math.Max(1, cluster.CommitIndex - entriesBefore):F1} writes per Raft entry");
                     singles.Add(s);
                     clustered.Add(c);
                 }
@@ -55,8 +56,8 @@ internal static class ThroughputBench
         }
     }
 
-    private static void Print(int callers, int round, string mode, CallerRun run)
-        => Console.WriteLine($"  {callers,2} callers round {round} {mode}: {run.Rate,8:F0} writes/s, p50 {Measure.Percentile(run.LatenciesMs, 0.5),7:F2} ms, p99 {Measure.Percentile(run.LatenciesMs, 0.99),7:F2} ms  (load {Measure.Load()})");
+    private static void Print(int callers, int round, string mode, CallerRun run, string detail = "")
+        => Console.WriteLine($"  {callers,2} callers round {round} {mode}: {run.Rate,8:F0} writes/s, p50 {Measure.Percentile(run.LatenciesMs, 0.5),7:F2} ms, p99 {Measure.Percentile(run.LatenciesMs, 0.99),7:F2} ms{detail}  (load {Measure.Load()})");
 
     private static void Summarise(int callers, List<CallerRun> singles, List<CallerRun> clustered)
     {

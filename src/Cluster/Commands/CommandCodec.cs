@@ -14,12 +14,15 @@ namespace Cairn.Cluster.Commands;
 internal static class CommandCodec
 {
     public const byte Version = 1;
-    private const int HeaderBytes = 1 + 16 + 8;
-    private const int ChecksumBytes = 8;
+    public const int ChecksumBytes = 8;
+    private const int IdBytes = 16 + 8;
 
-    public static int SizeOf(ClusterCommand command)
+    public static int SizeOf(ClusterCommand command) => 1 + BodySize(command) + ChecksumBytes;
+
+    /// <summary>The bytes of a command without the version and the checksum: what a batch entry carries per command.</summary>
+    public static int BodySize(ClusterCommand command)
     {
-        var size = HeaderBytes + 2 + Encoding.UTF8.GetByteCount(command.Tree) + 4 + ChecksumBytes;
+        var size = IdBytes + 2 + Encoding.UTF8.GetByteCount(command.Tree) + 4;
         foreach (var operation in command.Operations)
             size += 1 + 4 + operation.Key.Length + (operation.Value is { } value ? 4 + value.Length : 0);
         return size;
@@ -28,11 +31,18 @@ internal static class CommandCodec
     public static byte[] Encode(ClusterCommand command)
     {
         var bytes = new byte[SizeOf(command)];
-        var span = bytes.AsSpan();
-        span[0] = Version;
-        command.Id.Client.TryWriteBytes(span.Slice(1, 16));
-        BinaryPrimitives.WriteInt64LittleEndian(span.Slice(17, 8), command.Id.Sequence);
-        var at = HeaderBytes;
+        bytes[0] = Version;
+        var at = 1 + WriteBody(command, bytes.AsSpan(1));
+        Seal(bytes.AsSpan(0, at + ChecksumBytes));
+        return bytes;
+    }
+
+    /// <summary>Writes <paramref name="command"/>'s body (<see cref="BodySize"/> bytes) at the start of <paramref name="span"/>.</summary>
+    public static int WriteBody(ClusterCommand command, Span<byte> span)
+    {
+        command.Id.Client.TryWriteBytes(span[..16]);
+        BinaryPrimitives.WriteInt64LittleEndian(span.Slice(16, 8), command.Id.Sequence);
+        var at = IdBytes;
         var treeLength = Encoding.UTF8.GetBytes(command.Tree, span[(at + 2)..]);
         BinaryPrimitives.WriteUInt16LittleEndian(span[at..], (ushort)treeLength);
         at += 2 + treeLength;
@@ -46,46 +56,70 @@ internal static class CommandCodec
                 at = WriteBlock(span, at, value);
         }
 
-        BinaryPrimitives.WriteUInt64LittleEndian(span[at..], XxHash3.HashToUInt64(span[..at]));
-        return bytes;
+        return at;
+    }
+
+    /// <summary>Writes the checksum of everything before the last <see cref="ChecksumBytes"/> of <paramref name="entry"/> into them.</summary>
+    public static void Seal(Span<byte> entry)
+        => BinaryPrimitives.WriteUInt64LittleEndian(entry[^ChecksumBytes..], XxHash3.HashToUInt64(entry[..^ChecksumBytes]));
+
+    /// <summary>Checks an entry's checksum, or throws <see cref="CorruptCommandException"/>; returns the bytes before it.</summary>
+    public static ReadOnlySpan<byte> Unseal(ReadOnlySpan<byte> entry, long logIndex, int smallest)
+    {
+        if (entry.Length < smallest)
+            throw new CorruptCommandException(logIndex, 0, $"{entry.Length} bytes is shorter than the smallest command");
+        var body = entry[..^ChecksumBytes];
+        var stored = BinaryPrimitives.ReadUInt64LittleEndian(entry[^ChecksumBytes..]);
+        var computed = XxHash3.HashToUInt64(body);
+        if (stored != computed)
+            throw new CorruptCommandException(logIndex, body.Length, $"checksum {stored:x16} does not match the content's {computed:x16}");
+        return body;
     }
 
     /// <summary>Decodes an entry, or throws <see cref="CorruptCommandException"/> naming <paramref name="logIndex"/> and the offset.</summary>
     public static ClusterCommand Decode(ReadOnlySpan<byte> entry, long logIndex)
     {
-        var reader = new Reader(entry, logIndex);
-        if (entry.Length < HeaderBytes + 2 + 4 + ChecksumBytes)
-            throw reader.Fail(0, $"{entry.Length} bytes is shorter than the smallest command");
-        var body = entry[..^ChecksumBytes];
-        var stored = BinaryPrimitives.ReadUInt64LittleEndian(entry[^ChecksumBytes..]);
-        var computed = XxHash3.HashToUInt64(body);
-        if (stored != computed)
-            throw reader.Fail(body.Length, $"checksum {stored:x16} does not match the content's {computed:x16}");
+        var body = Unseal(entry, logIndex, 1 + IdBytes + 2 + 4 + ChecksumBytes);
         if (entry[0] != Version)
-            throw reader.Fail(0, $"format version {entry[0]}; this build reads version {Version}");
+            throw new CorruptCommandException(logIndex, 0, $"format version {entry[0]}; this build reads version {Version}");
 
-        reader = new Reader(body, logIndex) { At = 1 };
+        var reader = new CommandReader(body, logIndex) { At = 1 };
+        var id = ReadId(ref reader);
+        ClusterCommand command;
         try
         {
-            return DecodeBody(ref reader, body.Length);
+            command = ReadRest(ref reader, id);
         }
         catch (ArgumentException e)
         {
             // A key or tree name the command's own checks refuse (empty, too long): corrupt, not a caller's mistake.
             throw reader.Fail(reader.At, e.Message);
         }
+
+        if (reader.At != body.Length)
+            throw reader.Fail(reader.At, $"{body.Length - reader.At} bytes left after the last operation");
+        return command;
     }
 
-    private static ClusterCommand DecodeBody(ref Reader reader, int bodyLength)
+    /// <summary>Reads a body's operation id (not checked: <see cref="ReadRest"/> checks it with the rest).</summary>
+    public static OperationId ReadId(ref CommandReader reader)
     {
         var client = new Guid(reader.Take(16));
-        var sequence = BinaryPrimitives.ReadInt64LittleEndian(reader.Take(8));
+        return new OperationId(client, BinaryPrimitives.ReadInt64LittleEndian(reader.Take(8)));
+    }
+
+    /// <summary>
+    /// Reads the rest of a body up to the reader's end. Lengths that run past it throw <see cref="CorruptCommandException"/>;
+    /// a command the checks of <see cref="ClusterCommand"/> refuse throws their <see cref="ArgumentException"/>.
+    /// </summary>
+    public static ClusterCommand ReadRest(ref CommandReader reader, OperationId id)
+    {
         var treeBytes = reader.Take(BinaryPrimitives.ReadUInt16LittleEndian(reader.Take(2)));
         var tree = Encoding.UTF8.GetString(treeBytes);
         var countAt = reader.At;
-        var count = BinaryPrimitives.ReadInt32LittleEndian(reader.Take(4));
+        var count = reader.TakeInt32();
         // Each operation takes at least 5 bytes, so a count the entry cannot hold is refused before allocating for it.
-        if (count < 1 || count > (bodyLength - reader.At) / 5)
+        if (count < 1 || count > (reader.End - reader.At) / 5)
             throw reader.Fail(countAt, $"operation count {count} does not fit the entry");
         var operations = new ClusterOperation[count];
         for (var i = 0; i < count; i++)
@@ -101,9 +135,7 @@ internal static class CommandCodec
             };
         }
 
-        if (reader.At != bodyLength)
-            throw reader.Fail(reader.At, $"{bodyLength - reader.At} bytes left after the last operation");
-        return new ClusterCommand(new OperationId(client, sequence), tree, operations);
+        return new ClusterCommand(id, tree, operations);
     }
 
     private static int WriteBlock(Span<byte> span, int at, byte[] block)
@@ -111,32 +143,5 @@ internal static class CommandCodec
         BinaryPrimitives.WriteInt32LittleEndian(span[at..], block.Length);
         block.CopyTo(span[(at + 4)..]);
         return at + 4 + block.Length;
-    }
-
-    private ref struct Reader(ReadOnlySpan<byte> bytes, long logIndex)
-    {
-        private readonly ReadOnlySpan<byte> bytes = bytes;
-
-        public int At { get; set; }
-
-        public ReadOnlySpan<byte> Take(int count)
-        {
-            if (count < 0 || count > bytes.Length - At)
-                throw Fail(At, $"{count} bytes wanted, {bytes.Length - At} left");
-            var taken = bytes.Slice(At, count);
-            At += count;
-            return taken;
-        }
-
-        public byte[] TakeBlock()
-        {
-            var lengthAt = At;
-            var length = BinaryPrimitives.ReadInt32LittleEndian(Take(4));
-            if (length < 0 || length > bytes.Length - At)
-                throw Fail(lengthAt, $"a length of {length} runs past the entry");
-            return Take(length).ToArray();
-        }
-
-        public readonly CorruptCommandException Fail(long offset, string detail) => new(logIndex, offset, detail);
     }
 }

@@ -1,4 +1,4 @@
-using Cairn.Cluster.Commands;
+using Cairn.Cluster.Node;
 using Cairn.Cluster.StateMachine;
 using DotNext.Net.Cluster.Consensus.Raft;
 using DotNext.Threading;
@@ -7,14 +7,21 @@ namespace Cairn.Cluster;
 
 public sealed partial class ClusterNode
 {
+    private readonly WriteBatcher batcher; // the leader's writes, one Raft entry per replication round
+
+    /// <summary>Raft entries this node's writes were sent in, and the commands they carried (since it started).</summary>
+    internal (long Entries, long Commands) BatchCounts => (batcher.Entries, batcher.Commands);
+
     /// <summary>
     /// Replicates <paramref name="command"/> from this node, which must lead. Completes when a majority holds the entry
-    /// and this node has applied it, so a read here afterwards sees it. This node's log is then flushed through the
-    /// entry (DotNext commits only flushed entries); the followers' logs are flushed at their next commit.
+    /// and this node has applied it, so a read here afterwards sees it. The command goes in the next Raft entry this
+    /// node sends, with every other command waiting then (<see cref="ClusterNodeOptions.MaxBatchCommands"/>): one log
+    /// flush, one replication round and one apply transaction for them all, each with its own outcome.
     /// </summary>
-    /// <exception cref="NotClusterLeaderException">This node does not lead; nothing was appended.</exception>
-    /// <exception cref="WriteOutcomeUnknownException">Appended, but the commit is not known; retry with the same id.</exception>
+    /// <exception cref="NotClusterLeaderException">This node does not lead, or stopped leading before the command's entry was appended; nothing was appended.</exception>
+    /// <exception cref="WriteOutcomeUnknownException">Perhaps appended, but the commit is not known; retry with the same id.</exception>
     /// <exception cref="SessionExpiredException">Refused by every node: the client's session is not in the dedup table.</exception>
+    /// <exception cref="ClusterNodeFailedException">This node stopped itself (its state machine failed); nothing was appended.</exception>
     public async Task<ClusterWriteResult> WriteAsync(ClusterCommand command, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(command);
@@ -23,39 +30,15 @@ public sealed partial class ClusterNode
         if (!IsLeader)
             throw new NotClusterLeaderException(LocalEndPoint, Leader);
 
-        var waiter = new ApplyWaiter(command.Id);
-        ReadOnlyMemory<byte> payload = CommandCodec.Encode(command);
-        try
-        {
-            // Appends, then waits until this node has applied the entry's index (so a majority held it).
-            await raft.ReplicateAsync(payload, waiter, cancellationToken).ConfigureAwait(false);
-        }
-        catch (NotLeaderException e)
-        {
-            // DotNext may refuse before or after appending; either way a retry with the same id is what is safe.
-            throw new WriteOutcomeUnknownException(command.Id, $"node {LocalEndPoint} lost its leadership", e);
-        }
-        catch (PendingTaskInterruptedException e)
-        {
-            // DotNext ends the wait so when its applier stops: this node failed (fail-stop) with the entry appended.
-            throw new WriteOutcomeUnknownException(command.Id, $"node {LocalEndPoint} failed while waiting for the commit", e);
-        }
-        catch (OperationCanceledException e)
-        {
-            // The caller's token, or DotNext's own (the node stopping): appended or not, the outcome is not known here.
-            throw new WriteOutcomeUnknownException(command.Id,
-                cancellationToken.IsCancellationRequested ? "the wait for the commit was cancelled" : $"node {LocalEndPoint} stopped waiting for the commit", e);
-        }
-
         ApplyOutcome outcome;
         try
         {
-            // Set by the apply of this entry, which ReplicateAsync waited for; the wait ends at once.
-            outcome = await waiter.Task.WaitAsync(cancellationToken).ConfigureAwait(false);
+            // A caller's cancellation ends its wait only: the command may already be in an entry on its way.
+            outcome = await batcher.SubmitAsync(command).WaitAsync(cancellationToken).ConfigureAwait(false);
         }
-        catch (OperationCanceledException e)
+        catch (Exception failure)
         {
-            throw new WriteOutcomeUnknownException(command.Id, "committed, but the wait for its local apply was cancelled", e);
+            throw Refusal(command.Id, failure, cancellationToken);
         }
 
         return outcome.Status switch
@@ -67,4 +50,34 @@ public sealed partial class ClusterNode
             _ => throw new WriteOutcomeUnknownException(command.Id, $"its entry was applied as {outcome.Status}, which a fresh command never is"),
         };
     }
+
+    /// <summary>Sends one batch entry: refused before the append if this node failed or does not lead.</summary>
+    private async Task ReplicateBatchAsync(ReadOnlyMemory<byte> entry, ApplyWaiter waiter)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref disposed) != 0, this);
+        ThrowIfFailed();
+        if (!IsLeader)
+            throw new NotClusterLeaderException(LocalEndPoint, Leader);
+        // Appends, then waits until this node has applied the entry's index (so a majority held it). No token: a
+        // writer's cancellation must not cancel the others' entry; DotNext ends the wait when leadership or the node ends.
+        await raft.ReplicateAsync(entry, waiter).ConfigureAwait(false);
+    }
+
+    /// <summary>What the writer of <paramref name="id"/> is told when its entry failed with <paramref name="failure"/> (shared by the entry's writers).</summary>
+    private Exception Refusal(OperationId id, Exception failure, CancellationToken cancellationToken) => failure switch
+    {
+        // Refused before the entry was appended: nothing of it can commit.
+        NotClusterLeaderException e => new NotClusterLeaderException(e.Node, e.Leader),
+        ClusterNodeFailedException e => new ClusterNodeFailedException(e.Node, e.Cause),
+        ObjectDisposedException => new ObjectDisposedException(nameof(ClusterNode), $"Node {LocalEndPoint} was disposed before the write was sent."),
+        // DotNext may refuse before or after appending; either way a retry with the same id is what is safe.
+        NotLeaderException => new WriteOutcomeUnknownException(id, $"node {LocalEndPoint} lost its leadership", failure),
+        // DotNext ends the wait so when its applier stops: this node failed (fail-stop) with the entry appended.
+        PendingTaskInterruptedException => new WriteOutcomeUnknownException(id, $"node {LocalEndPoint} failed while waiting for the commit", failure),
+        // The caller's token, or DotNext's own (the node stopping): appended or not, the outcome is not known here.
+        OperationCanceledException => new WriteOutcomeUnknownException(id,
+            cancellationToken.IsCancellationRequested ? "the wait for the commit was cancelled" : $"node {LocalEndPoint} stopped waiting for the commit", failure),
+        // The log's own failure (its disk): the entry may or may not have been written.
+        _ => new WriteOutcomeUnknownException(id, $"node {LocalEndPoint} could not replicate it ({failure.GetType().Name}: {failure.Message})", failure),
+    };
 }

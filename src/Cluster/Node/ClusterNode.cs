@@ -45,6 +45,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         this.ownDialler = ownDialler;
         this.metrics = metrics;
         this.applier = applier;
+        batcher = new WriteBatcher(options.MaxBatchCommands, options.MaxBatchBytes, ReplicateBatchAsync);
         Failure = StopOnFailureAsync();
     }
 

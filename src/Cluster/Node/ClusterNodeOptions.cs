@@ -60,6 +60,20 @@ public sealed record ClusterNodeOptions
     /// <summary>The default <see cref="SnapshotInterval"/>: 100,000 entries (tens of MB of log for small commands).</summary>
     public const long DefaultSnapshotInterval = 100_000;
 
+    /// <summary>
+    /// The most commands the leader puts in one Raft entry. While an entry is being replicated, new writes queue; the
+    /// next entry carries all of them up to this count (and <see cref="MaxBatchBytes"/>), so the log flushes, the
+    /// round trip and the apply transaction are paid once per round. 1 sends each command in its own entry.
+    /// </summary>
+    public int MaxBatchCommands { get; init; } = 1024;
+
+    /// <summary>
+    /// The most command bytes (as encoded: id, tree name, keys, values) the leader puts in one Raft entry; a command
+    /// larger than this goes in an entry of its own. Bounds an entry's size, so a follower's append and a slow
+    /// round stay bounded too.
+    /// </summary>
+    public int MaxBatchBytes { get; init; } = 1 << 20;
+
     /// <summary>A test's stand-in for a crash at one step of a snapshot install's folder swap.</summary>
     internal Action<Snapshots.SwapStep>? InstallCrashHook { get; init; }
 
@@ -86,5 +100,7 @@ public sealed record ClusterNodeOptions
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(UpperElectionTimeout, LowerElectionTimeout);
         ArgumentOutOfRangeException.ThrowIfLessThan(SessionCapacity, 1);
         ArgumentOutOfRangeException.ThrowIfNegative(SnapshotInterval);
+        ArgumentOutOfRangeException.ThrowIfLessThan(MaxBatchCommands, 1);
+        ArgumentOutOfRangeException.ThrowIfLessThan(MaxBatchBytes, 1);
     }
 }

@@ -8,10 +8,11 @@ using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
 namespace Cairn.Cluster.StateMachine;
 
 /// <summary>
-/// A node's Cairn environment as DotNext's state machine. Each committed log entry is applied in one Cairn write
-/// transaction that also stores the entry's index (<see cref="ClusterTrees.Applied"/>) and the client's session
-/// (<see cref="SessionTable"/>), so after a crash the environment holds an entry's effects exactly when it holds its
-/// index, and a replayed entry at or below that index is skipped. Its snapshot is the environment itself at a
+/// A node's Cairn environment as DotNext's state machine. Each committed log entry (one command, or the batch of
+/// commands a leader replicated in one round) is applied in one Cairn write transaction that also stores the entry's
+/// index (<see cref="ClusterTrees.Applied"/>) and each command's client session (<see cref="SessionTable"/>), so
+/// after a crash the environment holds an entry's effects exactly when it holds its index, and a replayed entry at or
+/// below that index is skipped. Its snapshot is the environment itself at a
 /// snapshot point the apply transactions move every <c>snapshotInterval</c> entries (<see cref="SnapshotSchedule"/>):
 /// DotNext drops the log up to it, replays only what follows after a restart, and sends a follower too far behind a
 /// backup stream of the environment, which <see cref="SnapshotInstaller"/> installs (docs/cluster.md, "Snapshots").
@@ -22,6 +23,7 @@ internal sealed class CairnStateMachine : IStateMachine
     public const int DefaultSessionCapacity = 65_536;
 
     private static readonly byte[] AppliedKey = "index"u8.ToArray();
+    private static readonly EntryOutcome Skipped = new(ApplyStatus.AlreadyApplied, []);
     private readonly int sessionCapacity;
     private readonly long snapshotInterval;
     private readonly EnvironmentSlot slot;
@@ -92,32 +94,46 @@ internal sealed class CairnStateMachine : IStateMachine
             return await InstallAsync(entry, entry.Index, entry.Term, token).ConfigureAwait(false);
 
         var payload = !entry.IsConfiguration && entry.TryGetPayload(out var bytes) ? bytes : ReadOnlySequence<byte>.Empty;
-        var waiter = entry.Context as ApplyWaiter;
-        var outcome = await ApplyAsync(entry.Index, payload, waiter?.Expected, token, entry.Term).ConfigureAwait(false);
+        var applied = ApplyEntry(entry.Index, payload, token, entry.Term);
         Volatile.Write(ref appliedTerm, long.Max(appliedTerm, entry.Term));
-        waiter?.TrySetResult(outcome);
+        (entry.Context as ApplyWaiter)?.Complete(applied);
         return entry.Index;
+    }
+
+    /// <summary>
+    /// Applies a single-command entry (or an empty one, a no-op) and returns that command's outcome, or
+    /// <see cref="ApplyStatus.Replaced"/> if it is not <paramref name="expected"/>'s. For tests and tools that apply
+    /// entries one by one; DotNext's log goes through <see cref="ApplyAsync(LogEntry, CancellationToken)"/>.
+    /// </summary>
+    internal ValueTask<ApplyOutcome> ApplyAsync(long index, ReadOnlySequence<byte> payload, OperationId? expected, CancellationToken token, long term = 0)
+    {
+        var applied = ApplyEntry(index, payload, token, term);
+        if (applied.Status == ApplyStatus.AlreadyApplied)
+            return ValueTask.FromResult(new ApplyOutcome(ApplyStatus.AlreadyApplied, 0));
+        var first = applied.Commands.Count > 0 ? applied.Commands[0] : (CommandOutcome?)null;
+        if (expected is { } id && first?.Id != id)
+            return ValueTask.FromResult(new ApplyOutcome(ApplyStatus.Replaced, 0));
+        return ValueTask.FromResult(first?.Outcome ?? new ApplyOutcome(ApplyStatus.NoOp, index));
     }
 
     /// <summary>Applies the entry at <paramref name="index"/> whose payload is <paramref name="payload"/> (empty: a no-op).</summary>
     /// <param name="index">The entry's log index.</param>
-    /// <param name="payload">The entry's bytes.</param>
-    /// <param name="expected">The command a waiting writer appended at this index, to tell it if another took its place.</param>
+    /// <param name="payload">The entry's bytes: one command, or a batch of them (<see cref="EntryCodec"/>).</param>
     /// <param name="token">Checked before the entry is applied; the apply itself does not wait.</param>
     /// <param name="term">The entry's term, which a snapshot point at this entry records (0 for an entry outside any log).</param>
-    internal ValueTask<ApplyOutcome> ApplyAsync(long index, ReadOnlySequence<byte> payload, OperationId? expected, CancellationToken token, long term = 0)
+    private EntryOutcome ApplyEntry(long index, ReadOnlySequence<byte> payload, CancellationToken token, long term)
     {
         token.ThrowIfCancellationRequested();
         if (index <= AppliedIndex)
-            return ValueTask.FromResult(new ApplyOutcome(ApplyStatus.AlreadyApplied, 0));
-        var command = payload.IsEmpty ? null : CommandCodec.Decode(payload.IsSingleSegment ? payload.FirstSpan : payload.ToArray(), index);
-        var (outcome, moved) = ApplyLazily(index, term, command);
+            return Skipped;
+        var commands = payload.IsEmpty ? [] : EntryCodec.Decode(payload.IsSingleSegment ? payload.FirstSpan : payload.ToArray(), index);
+        var (outcome, moved) = ApplyLazily(index, term, commands);
         if (outcome.Status != ApplyStatus.AlreadyApplied)
             Volatile.Write(ref appliedIndex, index);
         // Published only once the transaction that moved it is durable (ApplyLazily), so DotNext never drops an entry the environment could lose.
         if (moved is { } point)
             snapshot = Snapshot(point);
-        return ValueTask.FromResult(expected is { } id && command?.Id != id ? new ApplyOutcome(ApplyStatus.Replaced, 0) : outcome);
+        return outcome;
     }
 
     /// <summary>
@@ -129,10 +145,10 @@ internal sealed class CairnStateMachine : IStateMachine
     /// durably (which makes every lazy one before it durable too), because once the point is published DotNext may
     /// delete the log up to it. Only the applier writes the environment, so the write lock is free at once.
     /// </summary>
-    private (ApplyOutcome Outcome, SnapshotPoint? Moved) ApplyLazily(long index, long term, ClusterCommand? command)
+    private (EntryOutcome Outcome, SnapshotPoint? Moved) ApplyLazily(long index, long term, EntryCommand[] commands)
     {
         using var transaction = slot.Current.BeginWrite();
-        var result = Apply(transaction, index, term, command);
+        var result = Apply(transaction, index, term, commands);
         if (result.Outcome.Status != ApplyStatus.AlreadyApplied)
             transaction.Commit(result.Moved is null ? CommitMode.Lazy : CommitMode.Durable);
         return result;
@@ -153,37 +169,53 @@ internal sealed class CairnStateMachine : IStateMachine
         return index;
     }
 
-    /// <summary>One entry's transaction: the skip guard, the dedup check, the effects, the applied index, the snapshot point.</summary>
-    private (ApplyOutcome Outcome, SnapshotPoint? Moved) Apply(WriteTransaction transaction, long index, long term, ClusterCommand? command)
+    /// <summary>
+    /// One entry's transaction: the skip guard, each command's dedup check and effects, the applied index, the snapshot
+    /// point. A batch's commands share it, each with its own outcome: a duplicate (of an earlier entry, or of a command
+    /// before it in this one, whose session it already recorded) and an expired session are refused alone, and so is a
+    /// command whose content this node's checks refused when the entry was decoded (those checks run before any effect
+    /// is applied, so no command is ever half-applied). An exception from the environment itself (a full disk, a
+    /// latched environment) is no command's fault and may not happen on every node: it aborts the whole entry, nothing
+    /// applied, and the node stops (<see cref="FailStopStateMachine"/>).
+    /// </summary>
+    private (EntryOutcome Outcome, SnapshotPoint? Moved) Apply(WriteTransaction transaction, long index, long term, EntryCommand[] commands)
     {
         var applied = transaction.CreateTree(ClusterTrees.Applied);
         if (index <= ReadIndex(applied))
-            return (new ApplyOutcome(ApplyStatus.AlreadyApplied, 0), null);
+            return (Skipped, null);
 
-        var outcome = new ApplyOutcome(ApplyStatus.NoOp, index);
-        if (command is not null)
+        var outcomes = new CommandOutcome[commands.Length];
+        if (commands.Length > 0)
         {
             var sessions = new SessionTable(transaction, sessionCapacity);
-            if (sessions.Admit(command.Id, out outcome))
-            {
-                var tree = transaction.CreateTree(command.Tree);
-                foreach (var operation in command.Operations)
-                {
-                    if (operation.Kind == ClusterOperationKind.Put)
-                        tree.Put(operation.Key, operation.Value);
-                    else
-                        tree.Delete(operation.Key);
-                }
-
-                sessions.Record(command.Id, index);
-                outcome = new ApplyOutcome(ApplyStatus.Applied, index);
-            }
+            for (var i = 0; i < commands.Length; i++)
+                outcomes[i] = new CommandOutcome(commands[i].Id, ApplyCommand(transaction, sessions, commands[i], index));
         }
 
         Span<byte> value = stackalloc byte[8];
         BinaryPrimitives.WriteInt64LittleEndian(value, index);
         applied.Put(AppliedKey, value);
-        return (outcome, SnapshotSchedule.Advance(applied, index, term, snapshotInterval));
+        var status = commands.Length == 0 ? ApplyStatus.NoOp : ApplyStatus.Applied;
+        return (new EntryOutcome(status, outcomes), SnapshotSchedule.Advance(applied, index, term, snapshotInterval));
+    }
+
+    private static ApplyOutcome ApplyCommand(WriteTransaction transaction, in SessionTable sessions, EntryCommand entryCommand, long index)
+    {
+        if (entryCommand.Command is not { } command)
+            return new ApplyOutcome(ApplyStatus.Rejected, 0);
+        if (!sessions.Admit(command.Id, out var refusal))
+            return refusal;
+        var tree = transaction.CreateTree(command.Tree);
+        foreach (var operation in command.Operations)
+        {
+            if (operation.Kind == ClusterOperationKind.Put)
+                tree.Put(operation.Key, operation.Value);
+            else
+                tree.Delete(operation.Key);
+        }
+
+        sessions.Record(command.Id, index);
+        return new ApplyOutcome(ApplyStatus.Applied, index);
     }
 
     private EnvironmentSnapshot? Snapshot(SnapshotPoint point) => point.IsNone ? null : new EnvironmentSnapshot(slot, point);

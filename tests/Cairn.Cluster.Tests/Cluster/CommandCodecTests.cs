@@ -97,10 +97,10 @@ public sealed class CommandCodecTests
     internal static ClusterCommand Sample()
         => new(new OperationId(Guid.NewGuid(), 1), "orders", [ClusterOperation.Put([1, 2, 3], [4, 5]), ClusterOperation.Delete([9])]);
 
-    private static void Reseal(byte[] bytes)
+    internal static void Reseal(byte[] bytes)
         => BinaryPrimitives.WriteUInt64LittleEndian(bytes.AsSpan(bytes.Length - 8), XxHash3.HashToUInt64(bytes.AsSpan(0, bytes.Length - 8)));
 
-    private static void AssertSame(ClusterCommand expected, ClusterCommand actual)
+    internal static void AssertSame(ClusterCommand expected, ClusterCommand actual)
     {
         Assert.Equal(expected.Id, actual.Id);
         Assert.Equal(expected.Tree, actual.Tree);

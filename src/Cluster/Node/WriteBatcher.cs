@@ -1,0 +1,110 @@
+using Cairn.Cluster.Commands;
+using Cairn.Cluster.StateMachine;
+
+namespace Cairn.Cluster.Node;
+
+/// <summary>
+/// The leader's writes, one Raft entry per replication round (the merger's idea one level up): while one entry is
+/// being replicated, new commands queue; the next entry carries every command queued since, up to
+/// <c>maxCommands</c> and <c>maxBytes</c> (a command larger than that goes alone). So the log flush on the leader and
+/// on the followers, the round trip and the apply transaction are paid once per round, not once per command. The
+/// first command into an idle batcher is sent at once, so a lone writer waits for nothing extra.
+/// Each writer learns its own command's outcome; an exception from <c>replicate</c> reaches every writer of that
+/// entry (the node maps it to "not appended" or "outcome unknown", <see cref="ClusterNode.WriteAsync"/>).
+/// </summary>
+internal sealed class WriteBatcher(int maxCommands, int maxBytes, Func<ReadOnlyMemory<byte>, ApplyWaiter, Task> replicate)
+{
+    private readonly Lock gate = new(); // protects queue and sending
+    private readonly Queue<QueuedWrite> queue = new();
+    private bool sending; // a SendAsync loop runs; it takes whatever queues until the queue is empty
+    private long entries; // entries replicated (or attempted); written by the one SendAsync loop, read by any thread
+    private long commands; // the commands those entries carried; the same
+
+    /// <summary>Entries this batcher handed to Raft.</summary>
+    public long Entries => Volatile.Read(ref entries);
+
+    /// <summary>Commands those entries carried.</summary>
+    public long Commands => Volatile.Read(ref commands);
+
+    /// <summary>Queues <paramref name="command"/> for the next entry; completes with its outcome once this node applied that entry.</summary>
+    public Task<ApplyOutcome> SubmitAsync(ClusterCommand command)
+    {
+        var body = new byte[CommandCodec.BodySize(command)];
+        CommandCodec.WriteBody(command, body);
+        var write = new QueuedWrite(command.Id, body);
+        bool start;
+        lock (gate)
+        {
+            queue.Enqueue(write);
+            start = !sending;
+            sending = true;
+        }
+
+        if (start)
+            _ = SendAsync();
+        return write.Task;
+    }
+
+    /// <summary>Sends entries until the queue is empty; never throws (each entry's failure goes to its writers).</summary>
+    private async Task SendAsync()
+    {
+        while (true)
+        {
+            QueuedWrite[] batch;
+            lock (gate)
+            {
+                if (queue.Count == 0)
+                {
+                    sending = false;
+                    return;
+                }
+
+                batch = TakeBatch();
+            }
+
+            await SendEntryAsync(batch).ConfigureAwait(false);
+        }
+    }
+
+    private QueuedWrite[] TakeBatch()
+    {
+        var batch = new List<QueuedWrite> { queue.Dequeue() };
+        var bytes = batch[0].Body.Length;
+        while (batch.Count < maxCommands && queue.TryPeek(out var next) && bytes + next.Body.Length <= maxBytes)
+        {
+            bytes += next.Body.Length;
+            batch.Add(queue.Dequeue());
+        }
+
+        return batch.ToArray();
+    }
+
+    private async Task SendEntryAsync(QueuedWrite[] batch)
+    {
+        Interlocked.Increment(ref entries);
+        Interlocked.Add(ref commands, batch.Length);
+        try
+        {
+            var waiter = new ApplyWaiter(batch.Select(write => write.Id).ToArray());
+            await replicate(BatchCodec.Encode(batch.Select(write => write.Body).ToArray()), waiter).ConfigureAwait(false);
+            // DotNext returns once this node applied the entry's index, so the apply has set the waiter; if the entry
+            // applied there was another's (a new leader's), its context was not this waiter, and nothing will set it.
+            waiter.Complete(new EntryOutcome(ApplyStatus.NoOp, []));
+            var outcomes = await waiter.Task.ConfigureAwait(false);
+            for (var i = 0; i < batch.Length; i++)
+                batch[i].TrySetResult(outcomes[i]);
+        }
+        catch (Exception failure)
+        {
+            foreach (var write in batch)
+                write.TrySetException(failure);
+        }
+    }
+
+    private sealed class QueuedWrite(OperationId id, byte[] body) : TaskCompletionSource<ApplyOutcome>(TaskCreationOptions.RunContinuationsAsynchronously)
+    {
+        public OperationId Id { get; } = id;
+
+        public byte[] Body { get; } = body;
+    }
+}

@@ -27,6 +27,14 @@ public sealed record NodeHostArguments(
     /// <summary>The node's <see cref="ClusterNodeOptions.SnapshotInterval"/>.</summary>
     public long SnapshotInterval { get; init; } = ClusterNodeOptions.DefaultSnapshotInterval;
 
+    /// <summary>
+    /// The node's election timeout, in milliseconds, lower and upper bound: by default the library's
+    /// (<see cref="ClusterNodeOptions.DefaultLowerElectionTimeout"/>), what a user gets; a campaign that must keep
+    /// elections from failing on loaded cores chooses longer ones explicitly.
+    /// </summary>
+    public (int Lower, int Upper) ElectionTimeout { get; init; } =
+        (ClusterNodeOptions.DefaultLowerElectionTimeout, ClusterNodeOptions.DefaultUpperElectionTimeout);
+
     /// <summary>The members this node is founded with (none when it joins later).</summary>
     public IReadOnlyList<IPEndPoint> FoundingMembers => Members.Take(Founders).ToArray();
 
@@ -38,6 +46,7 @@ public sealed record NodeHostArguments(
         "--dial-through", string.Join(',', DialThrough.Select(p => p?.ToString() ?? "-")),
         "--client-port", ClientPort.ToString(CultureInfo.InvariantCulture),
         "--control-port", ControlPort.ToString(CultureInfo.InvariantCulture),
+        "--election-timeout", FormattableString.Invariant($"{ElectionTimeout.Lower}-{ElectionTimeout.Upper}"),
         "--founders", Founders.ToString(CultureInfo.InvariantCulture),
         "--snapshot-interval", SnapshotInterval.ToString(CultureInfo.InvariantCulture),
     ];
@@ -76,7 +85,19 @@ public sealed record NodeHostArguments(
         return new NodeHostArguments(node, Value("dir"), members, dial, Number("client-port"), Number("control-port"))
         {
             Founders = founders,
+            ElectionTimeout = values.ContainsKey("election-timeout") ? ElectionTimeoutFrom(Value("election-timeout")) : (ClusterNodeOptions.DefaultLowerElectionTimeout, ClusterNodeOptions.DefaultUpperElectionTimeout),
             SnapshotInterval = NumberOr("snapshot-interval", ClusterNodeOptions.DefaultSnapshotInterval),
         };
+    }
+
+    private static (int Lower, int Upper) ElectionTimeoutFrom(string text)
+    {
+        var bounds = text.Split('-');
+        if (bounds.Length == 2
+            && int.TryParse(bounds[0], NumberStyles.None, CultureInfo.InvariantCulture, out var lower)
+            && int.TryParse(bounds[1], NumberStyles.None, CultureInfo.InvariantCulture, out var upper)
+            && lower >= 1 && upper > lower)
+            return (lower, upper);
+        throw new ArgumentException($"--election-timeout is not 'lower-upper' in milliseconds with 1 <= lower < upper: '{text}'.", "args");
     }
 }

@@ -14,9 +14,9 @@ var options = new ClusterNodeOptions
     Members = arguments.FoundingMembers,
     SnapshotInterval = arguments.SnapshotInterval,
     Dialler = dialler,
-    // As the in-process cluster tests: longer than DotNext's 150-300 ms, so two loaded cores do not keep elections failing.
-    LowerElectionTimeout = 500,
-    UpperElectionTimeout = 1000,
+    // The library's defaults unless the test chose otherwise (a campaign on loaded cores chooses longer ones).
+    LowerElectionTimeout = arguments.ElectionTimeout.Lower,
+    UpperElectionTimeout = arguments.ElectionTimeout.Upper,
     Storage = new StorageOptions(Path.Combine(arguments.DirectoryPath, "data"))
     {
         // A SIGKILLed run's file lock can outlive it while the kernel tears its io_uring down; the restart waits for it.

@@ -15,8 +15,11 @@ namespace Cairn.PackageTests;
 [Collection(PackageCollection.Name)]
 public sealed class ApplicationPackagesTests(PackedCairn packed)
 {
-    /// <summary>Every package the repository ships has a program in the package tests that restores it by name and runs it.</summary>
-    public static readonly string[] PackagesRunHere = ["Cairn", "Cairn.Cli", "Cairn.Extensions.Hosting", "Cairn.Reports", "Cairn.Stress"];
+    /// <summary>
+    /// Every package the repository ships has a program in the package tests that restores it by name and runs it
+    /// (here, in PackageTests, and Cairn.Cluster in ClusterPackageTests).
+    /// </summary>
+    public static readonly string[] PackagesRunHere = ["Cairn", "Cairn.Cli", "Cairn.Cluster", "Cairn.Extensions.Hosting", "Cairn.Reports", "Cairn.Stress"];
 
     private const string Program = """
         using System.Diagnostics;

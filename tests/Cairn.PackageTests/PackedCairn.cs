@@ -85,6 +85,10 @@ public sealed partial class PackedCairn : IDisposable
         return zip.Entries.Select(e => e.FullName).Order(StringComparer.Ordinal).ToArray();
     }
 
+    /// <summary>A package's own files: its entries without the packaging files every .nupkg has (Open Packaging Conventions).</summary>
+    public static IEnumerable<string> ContentEntries(string package)
+        => Entries(package).Where(e => e is not ("_rels/.rels" or "[Content_Types].xml") && !e.StartsWith("package/services/metadata/", StringComparison.Ordinal));
+
     public static byte[] Read(string package, string entry)
     {
         using var zip = ZipFile.OpenRead(package);

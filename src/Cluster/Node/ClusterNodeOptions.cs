@@ -39,11 +39,20 @@ public sealed record ClusterNodeOptions
     /// </summary>
     public IConnectionFactory? Dialler { get; init; }
 
-    /// <summary>The shortest election timeout, in milliseconds.</summary>
-    public int LowerElectionTimeout { get; init; } = 150;
+    /// <summary>
+    /// The shortest election timeout, in milliseconds: how long a follower waits without hearing from a leader before
+    /// it stands. With the default 150-300 ms a leader's crash is answered by a new leader in about 0.2-0.5 s.
+    /// </summary>
+    public int LowerElectionTimeout { get; init; } = DefaultLowerElectionTimeout;
 
-    /// <summary>The longest election timeout, in milliseconds.</summary>
-    public int UpperElectionTimeout { get; init; } = 300;
+    /// <summary>The longest election timeout, in milliseconds; each node draws its timeout between the two.</summary>
+    public int UpperElectionTimeout { get; init; } = DefaultUpperElectionTimeout;
+
+    /// <summary>The default <see cref="LowerElectionTimeout"/>: 150 ms (Raft's and DotNext's recommendation).</summary>
+    public const int DefaultLowerElectionTimeout = 150;
+
+    /// <summary>The default <see cref="UpperElectionTimeout"/>: 300 ms.</summary>
+    public const int DefaultUpperElectionTimeout = 300;
 
     /// <summary>How many client sessions the dedup table keeps before it evicts the least recently used.</summary>
     public int SessionCapacity { get; init; } = 65_536;

@@ -53,6 +53,12 @@ internal static class NemesisCampaign
     // events (or a fresh one) needs entries the leader has compacted.
     private const long SnapshotInterval = 8;
 
+    // Longer than the library's 150-300 ms: CI runs the campaign on two cores at load 20-50, where a node paused by
+    // the scheduler for a few hundred milliseconds would stand for election against a live leader again and again. The
+    // campaign checks outcomes, not speed, so slower elections only make it slower; failover speed is timed with the
+    // library's defaults (ProcessFailoverTiming).
+    private static readonly (int Lower, int Upper) ElectionTimeout = (500, 1000);
+
     // One fresh node per six events: membership events are then about as frequent as each other kind.
     private static int FreshNodesFor(int events) => events / 6;
 
@@ -97,7 +103,7 @@ internal static class NemesisCampaign
         var options = new NemesisScheduleOptions(Nodes, (Nodes - 1) / 2, events, disks is not null) { FreshNodes = disks is null ? FreshNodesFor(events) : 0 };
         var schedule = NemesisScheduleGenerator.Generate(options, seed);
         var log = new NemesisEventLog(Path.Combine(folder, "nemesis.log"));
-        await using var cluster = await ProcessCluster.StartAsync(folder, Nodes, disks, options.FreshNodes, SnapshotInterval);
+        await using var cluster = await ProcessCluster.StartAsync(folder, Nodes, ElectionTimeout, disks, options.FreshNodes, SnapshotInterval);
         var workload = new CampaignWorkload(cluster, Clients, seed);
         try
         {

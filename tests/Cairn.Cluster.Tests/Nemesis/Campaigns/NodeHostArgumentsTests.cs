@@ -57,4 +57,25 @@ public sealed class NodeHostArgumentsTests
         arguments[^1] = "eight";
         Assert.Contains("--snapshot-interval", Assert.Throws<ArgumentException>(() => NodeHostArguments.Parse(arguments)).Message, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public void A_host_runs_the_library_election_timeout_unless_the_test_chose_another()
+    {
+        Assert.Equal((ClusterNodeOptions.DefaultLowerElectionTimeout, ClusterNodeOptions.DefaultUpperElectionTimeout),
+            NodeHostArguments.Parse(For(0, founders: 3).ToArguments()).ElectionTimeout);
+        var chosen = For(0, founders: 3) with { ElectionTimeout = (500, 1000) };
+        Assert.Equal((500, 1000), NodeHostArguments.Parse(chosen.ToArguments()).ElectionTimeout);
+    }
+
+    [Theory]
+    [InlineData("500")]
+    [InlineData("1000-500")]
+    [InlineData("0-300")]
+    [InlineData("fast-slow")]
+    public void An_election_timeout_that_is_not_lower_then_upper_is_refused(string text)
+    {
+        var arguments = For(0, founders: 3).ToArguments().ToArray();
+        arguments[Array.IndexOf(arguments, "--election-timeout") + 1] = text;
+        Assert.Contains("--election-timeout", Assert.Throws<ArgumentException>(() => NodeHostArguments.Parse(arguments)).Message, StringComparison.Ordinal);
+    }
 }

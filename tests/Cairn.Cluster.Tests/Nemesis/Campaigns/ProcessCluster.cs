@@ -30,10 +30,13 @@ internal sealed partial class ProcessCluster : INemesisTargets, IAsyncDisposable
     private readonly int[] placeAddress;
     private readonly string folder;
     private readonly long snapshotInterval;
+    private readonly (int Lower, int Upper) electionTimeout;
     private readonly IReadOnlyList<NodeDisk>? disks;
 
-    private ProcessCluster(int places, IPEndPoint[] addresses, IPEndPoint[] clientEndPoints, int[] controlPorts, string folder, long snapshotInterval, IReadOnlyList<NodeDisk>? disks)
+    private ProcessCluster(int places, IPEndPoint[] addresses, IPEndPoint[] clientEndPoints, int[] controlPorts, string folder, long snapshotInterval,
+        (int Lower, int Upper) electionTimeout, IReadOnlyList<NodeDisk>? disks)
     {
+        this.electionTimeout = electionTimeout;
         this.addresses = addresses;
         this.clientEndPoints = clientEndPoints;
         this.controlPorts = controlPorts;
@@ -59,10 +62,11 @@ internal sealed partial class ProcessCluster : INemesisTargets, IAsyncDisposable
     /// <summary>
     /// Starts <paramref name="count"/> founding node processes, their data under <paramref name="folder"/> (or on
     /// <paramref name="disks"/>, one per node), their output in <paramref name="folder"/>/logs, with room for
-    /// <paramref name="freshNodes"/> nodes to be added later, and waits until each answers on its control port.
+    /// <paramref name="freshNodes"/> nodes to be added later, and waits until each answers on its control port. Every
+    /// node's election timeout is <paramref name="electionTimeout"/> (milliseconds), each caller's explicit choice.
     /// </summary>
-    public static async Task<ProcessCluster> StartAsync(string folder, int count, IReadOnlyList<NodeDisk>? disks = null, int freshNodes = 0,
-        long snapshotInterval = ClusterNodeOptions.DefaultSnapshotInterval)
+    public static async Task<ProcessCluster> StartAsync(string folder, int count, (int Lower, int Upper) electionTimeout,
+        IReadOnlyList<NodeDisk>? disks = null, int freshNodes = 0, long snapshotInterval = ClusterNodeOptions.DefaultSnapshotInterval)
     {
         if (disks is not null && freshNodes > 0)
             throw new ArgumentException("Fresh nodes have no disk of their own: a campaign with disks keeps its membership.", nameof(freshNodes));
@@ -70,7 +74,7 @@ internal sealed partial class ProcessCluster : INemesisTargets, IAsyncDisposable
         var members = Enumerable.Range(0, total).Select(_ => new IPEndPoint(IPAddress.Loopback, LoopbackPorts.Take())).ToArray();
         var clients = Enumerable.Range(0, total).Select(_ => new IPEndPoint(IPAddress.Loopback, LoopbackPorts.Take())).ToArray();
         var control = Enumerable.Range(0, total).Select(_ => LoopbackPorts.Take()).ToArray();
-        var cluster = new ProcessCluster(count, members, clients, control, folder, snapshotInterval, disks);
+        var cluster = new ProcessCluster(count, members, clients, control, folder, snapshotInterval, electionTimeout, disks);
         try
         {
             for (var i = 0; i < count; i++)
@@ -206,6 +210,7 @@ internal sealed partial class ProcessCluster : INemesisTargets, IAsyncDisposable
         {
             Founders = founders,
             SnapshotInterval = snapshotInterval,
+            ElectionTimeout = electionTimeout,
         };
         var host = Path.Combine(AppContext.BaseDirectory, "Cairn.Cluster.NodeHost.dll");
         var command = new NodeCommand("dotnet", [host, .. arguments.ToArguments()], data);

@@ -18,6 +18,10 @@ if (args.Length > 0 && args[0] == "--recovery-survey")
 if (args.Length == 5 && args[0] == "--recovery-open")
     return Cairn.Bench.Recovery.RecoveryRun.RunChild(args[1..], Console.Out);
 
+// --journal-census DIR: page records a replay of DIR's journals would apply, and how many a later full copy makes moot.
+if (args.Length == 2 && args[0] == "--journal-census")
+    return Cairn.Bench.Recovery.JournalCensus.Run(args[1], Console.Out);
+
 // --recovery-kill [--repeat N] [--puts N] [--learn-syncs N]: a writer child process with default options SIGKILLed at the worst
 // moment (the most journal since the last sync the defaults let pile up), then cold reopens timed (docs/benchmarks.md, Issue 27).
 if (args.Length > 0 && args[0] == "--recovery-kill")

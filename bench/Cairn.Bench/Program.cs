@@ -41,6 +41,15 @@ if (args.Length > 0 && args[0] == "--concurrent-interleaved")
 if (args.Length > 0 && args[0] == "--reads-interleaved")
     return Cairn.Bench.KeyValue.Interleaved.InterleavedReadRun.Run(args[1..], Console.Out);
 
+// --reads-oneshot [--keys N] [--rounds N] [--stores a,..] [--jit default|tc-off]: one full scan in a fresh process per store
+// (fill, read each key once, scan), the stores alternating round by round (docs/benchmarks.md, Reads).
+if (args.Length > 0 && args[0] == "--reads-oneshot")
+    return Cairn.Bench.KeyValue.Interleaved.OneShotScanRun.Run(args[1..], Console.Out);
+
+// --reads-oneshot-child STORE KEYS: the child process of --reads-oneshot.
+if (args.Length == 3 && args[0] == "--reads-oneshot-child")
+    return Cairn.Bench.KeyValue.Interleaved.OneShotScanRun.RunChild(args[1..], Console.Out);
+
 // --shared-journals [--branches N] [--callers N,..] [--rounds N] [--commits N] [--iops-cap N]: a root and its branches committing at
 // once, journals shared against separate, interleaved round by round (docs/benchmarks.md, Shared journals).
 if (args.Length > 0 && args[0] == "--shared-journals")

@@ -7,8 +7,9 @@ namespace Cairn.Cluster.NodeHost;
 /// <summary>
 /// The test's window into a node in another process: a line-based request/response on 127.0.0.1. Requests
 /// (<see cref="ControlRequests"/>): <c>status</c> answers one <see cref="NodeStatus"/> line; <c>dump</c> the
-/// <see cref="NodeDump"/> then a line <c>.</c>; <c>verify</c> <c>ok</c> or <c>failed: ...</c>. An unknown request
-/// gets <c>error: ...</c>. Read-only: nothing here writes the node.
+/// <see cref="NodeDump"/> then a line <c>.</c>; <c>verify</c> <c>ok</c> or <c>failed: ...</c>; the membership
+/// requests of <see cref="MembershipControl"/>, the only ones that change anything. An unknown request gets
+/// <c>error: ...</c>.
 /// </summary>
 internal sealed class ControlServer : IAsyncDisposable
 {
@@ -52,7 +53,7 @@ internal sealed class ControlServer : IAsyncDisposable
             await using var writer = new StreamWriter(stream, new UTF8Encoding(false)) { NewLine = "\n", AutoFlush = false };
             while (await reader.ReadLineAsync(stopping.Token) is { } request)
             {
-                await writer.WriteAsync(Answer(request));
+                await writer.WriteAsync(await MembershipControl.TryAnswerAsync(node, request) ?? Answer(request));
                 await writer.FlushAsync(stopping.Token);
             }
         }
@@ -91,4 +92,8 @@ public static class ControlRequests
     public const string Dump = "dump";
     public const string Verify = "verify";
     public const string EndOfDump = ".";
+    public const string Members = "members";
+    public const string Installs = "installs";
+    public const string AddMember = "add";
+    public const string RemoveMember = "remove";
 }

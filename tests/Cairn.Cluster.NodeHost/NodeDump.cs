@@ -12,8 +12,15 @@ public static class NodeDump
     public static string Of(ClusterNode node)
     {
         ArgumentNullException.ThrowIfNull(node);
-        var text = new StringBuilder();
         using var read = node.BeginLocalRead();
+        return Of(read);
+    }
+
+    /// <summary>The dump of what <paramref name="read"/> sees.</summary>
+    public static string Of(ReadTransaction read)
+    {
+        ArgumentNullException.ThrowIfNull(read);
+        var text = new StringBuilder();
         foreach (var name in read.GetTreeNames().Order(StringComparer.Ordinal))
         {
             using var cursor = read.OpenTree(name).CreateCursor();

@@ -11,7 +11,8 @@ var options = new ClusterNodeOptions
 {
     DirectoryPath = arguments.DirectoryPath,
     LocalEndPoint = arguments.Self,
-    Members = arguments.Members,
+    Members = arguments.FoundingMembers,
+    SnapshotInterval = arguments.SnapshotInterval,
     Dialler = dialler,
     // As the in-process cluster tests: longer than DotNext's 150-300 ms, so two loaded cores do not keep elections failing.
     LowerElectionTimeout = 500,
@@ -22,12 +23,37 @@ var options = new ClusterNodeOptions
         LockWaitTimeout = TimeSpan.FromMinutes(2),
     },
 };
-var node = await ClusterNode.StartAsync(options);
+ClusterNode node;
+try
+{
+    node = await ClusterNode.StartAsync(options);
+}
+catch (Exception refused)
+{
+    // A restart the cause still blocks (a full disk): said clearly, with the exception naming the file, then an exit the supervisor knows.
+    Console.WriteLine($"node {arguments.Node}: could not start: {refused}");
+    return NodeHostExitCodes.StartRefused;
+}
+
 await using (node)
 {
     await using var server = ClusterNodeServer.Start(node, new IPEndPoint(IPAddress.Loopback, arguments.ClientPort));
     await using var control = new ControlServer(node, arguments.ControlPort);
     Console.WriteLine($"node {arguments.Node} serving: raft {arguments.Self}, clients {server.EndPoint}, control port {arguments.ControlPort}");
-    await Console.In.ReadToEndAsync();
-    Console.WriteLine($"node {arguments.Node}: standard input ended, stopping");
+    var ended = await Task.WhenAny(Console.In.ReadToEndAsync(), node.Failure);
+    if (ended == node.Failure)
+    {
+        // Fail-stop: the process ends at once, as a crash would (nothing is closed on a failed environment), and the
+        // test's supervisor, seeing this exit code, starts it again, which replays its log.
+        Console.WriteLine($"node {arguments.Node}: {node.Failure.Result.Message}");
+        Console.WriteLine(node.Failure.Result.Cause);
+        Console.Out.Flush();
+        Environment.Exit(NodeHostExitCodes.NodeFailed);
+    }
+    else
+    {
+        Console.WriteLine($"node {arguments.Node}: standard input ended, stopping");
+    }
 }
+
+return 0;

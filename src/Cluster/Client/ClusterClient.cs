@@ -122,7 +122,7 @@ public sealed class ClusterClient : IDisposable
 
     private static bool IsRetryable(Exception e, CancellationToken caller) => e switch
     {
-        NotClusterLeaderException or WriteOutcomeUnknownException or ClusterUnavailableException => true,
+        NotClusterLeaderException or WriteOutcomeUnknownException or ClusterUnavailableException or ClusterNodeFailedException => true,
         // The attempt's own timeout, not the caller's cancellation.
         OperationCanceledException => !caller.IsCancellationRequested,
         // A node stopping or stopped under the call, or a remote connection lost.

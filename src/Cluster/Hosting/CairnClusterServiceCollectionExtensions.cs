@@ -58,7 +58,8 @@ public static class CairnClusterServiceCollectionExtensions
         services.AddKeyedSingleton(name, static (provider, key) => provider.GetRequiredKeyedService<ClusterNodeHandle>(key).Node);
         services.AddSingleton<IHostedService>(provider => new ClusterNodeLifetime(name,
             provider.GetRequiredService<IOptionsMonitor<CairnClusterOptions>>(), provider.GetRequiredKeyedService<ClusterNodeHandle>(name),
-            provider.GetService<ILoggerFactory>(), provider.GetService<IMeterFactory>()));
+            provider.GetService<ILoggerFactory>(), provider.GetService<IMeterFactory>(),
+            provider.GetService<IHostApplicationLifetime>()));
         services.AddSingleton<IValidateOptions<CairnClusterOptions>>(new CairnClusterOptionsValidator(name));
         return services.AddOptions<CairnClusterOptions>(name).ValidateOnStart();
     }

@@ -12,9 +12,11 @@ namespace Cairn.Cluster.Hosting;
 /// (Raft member, log, environment, which syncs).
 /// </summary>
 internal sealed class ClusterNodeLifetime(
-    string name, IOptionsMonitor<CairnClusterOptions> options, ClusterNodeHandle handle, ILoggerFactory? loggers, IMeterFactory? meters)
+    string name, IOptionsMonitor<CairnClusterOptions> options, ClusterNodeHandle handle, ILoggerFactory? loggers, IMeterFactory? meters,
+    IHostApplicationLifetime? application)
     : IHostedService
 {
+
     public async Task StartAsync(CancellationToken cancellationToken)
     {
         var configured = options.Get(name);
@@ -41,9 +43,22 @@ internal sealed class ClusterNodeLifetime(
             throw;
         }
 
+        _ = StopHostOnFailureAsync(started);
         loggers?.CreateLogger<ClusterNodeLifetime>().LogInformation("Cairn cluster node '{Name}' started at {Node}, clients at {Clients}",
             name, node.LocalEndPoint, configured.ClientEndPoint?.ToString() ?? "(none)");
     }
 
     public Task StopAsync(CancellationToken cancellationToken) => handle.StopAsync().AsTask();
+
+    /// <summary>
+    /// A node that stopped itself cannot go on correctly in this process: the host stops with a failure exit code, so
+    /// systemd (Restart=on-failure), Kubernetes or any supervisor starts it again, and the restart replays its log.
+    /// </summary>
+    private async Task StopHostOnFailureAsync(ClusterNode node)
+    {
+        var failure = await node.Failure.ConfigureAwait(false);
+        loggers?.CreateLogger<ClusterNodeLifetime>().LogCritical(failure, "Cairn cluster node '{Name}' failed and stopped; stopping the host", name);
+        Environment.ExitCode = ClusterNodeFailedException.ProcessExitCode;
+        application?.StopApplication();
+    }
 }

@@ -45,3 +45,24 @@ public sealed class ClusterUnavailableException(EndPoint node, string reason, Ex
     /// <summary>The node that could not serve it.</summary>
     public EndPoint Node { get; } = node;
 }
+
+/// <summary>
+/// The node stopped itself because its state machine failed (<see cref="Cause"/>: e.g. its environment latched on a
+/// full disk, a snapshot install that could not finish): it no longer votes, leads, takes entries or serves. Nothing
+/// it acknowledged is lost (the other nodes hold it); restart it once the cause is cleared and it replays its Raft log.
+/// </summary>
+public sealed class ClusterNodeFailedException(EndPoint node, Exception cause)
+    : Exception($"Node {node} stopped itself after its state machine failed ({cause.GetType().Name}: {cause.Message}); restart it once the cause is cleared.", cause)
+{
+    /// <summary>
+    /// The exit code of a process that ends because its node failed (EX_SOFTWARE): a host built with AddCairnCluster
+    /// stops with it, so a supervisor (systemd Restart=on-failure, Kubernetes) starts it again.
+    /// </summary>
+    public const int ProcessExitCode = 70;
+
+    /// <summary>The node that stopped.</summary>
+    public EndPoint Node { get; } = node;
+
+    /// <summary>Why its state machine failed.</summary>
+    public Exception Cause { get; } = cause;
+}

@@ -1,4 +1,5 @@
 using DotNext.Net.Cluster.Consensus.Raft;
+using DotNext.Threading;
 
 namespace Cairn.Cluster;
 
@@ -18,6 +19,7 @@ public sealed partial class ClusterNode
         ArgumentException.ThrowIfNullOrEmpty(tree);
         ArgumentNullException.ThrowIfNull(key);
         ObjectDisposedException.ThrowIf(Volatile.Read(ref disposed) != 0, this);
+        ThrowIfFailed();
         // Followers do not serve these: DotNext's follower barrier takes the commit index the follower's leader knows,
         // without the leader confirming its leadership or its term's commit (the workload test saw a stale read).
         if (!IsLeader)
@@ -42,6 +44,12 @@ public sealed partial class ClusterNode
         {
             throw new NotClusterLeaderException(LocalEndPoint, Leader);
         }
+        catch (PendingTaskInterruptedException)
+        {
+            // DotNext ends the barrier's wait so when its applier stops: this node failed (fail-stop).
+            ThrowIfFailed();
+            throw new ClusterUnavailableException(LocalEndPoint, "the node is stopping");
+        }
 
         if (!IsLeader || raft.Term != term)
             throw new NotClusterLeaderException(LocalEndPoint, Leader);
@@ -60,8 +68,23 @@ public sealed partial class ClusterNode
         ArgumentNullException.ThrowIfNull(key);
         ArgumentOutOfRangeException.ThrowIfNegative(minimumIndex);
         ObjectDisposedException.ThrowIf(Volatile.Read(ref disposed) != 0, this);
+        ThrowIfFailed();
         if (AppliedIndex < minimumIndex)
-            await log.WaitForApplyAsync(minimumIndex, cancellationToken).ConfigureAwait(false);
+        {
+            // A failed node never applies again: its failure ends the wait.
+            try
+            {
+                await Task.WhenAny(log.WaitForApplyAsync(minimumIndex, cancellationToken).AsTask(), applier.Failure).Unwrap().ConfigureAwait(false);
+            }
+            catch (PendingTaskInterruptedException)
+            {
+                ThrowIfFailed();
+                throw;
+            }
+
+            ThrowIfFailed();
+        }
+
         return ReadLocal(tree, key);
     }
 

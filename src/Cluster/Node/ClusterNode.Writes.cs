@@ -1,6 +1,7 @@
 using Cairn.Cluster.Commands;
 using Cairn.Cluster.StateMachine;
 using DotNext.Net.Cluster.Consensus.Raft;
+using DotNext.Threading;
 
 namespace Cairn.Cluster;
 
@@ -18,6 +19,7 @@ public sealed partial class ClusterNode
     {
         ArgumentNullException.ThrowIfNull(command);
         ObjectDisposedException.ThrowIf(Volatile.Read(ref disposed) != 0, this);
+        ThrowIfFailed();
         if (!IsLeader)
             throw new NotClusterLeaderException(LocalEndPoint, Leader);
 
@@ -32,6 +34,11 @@ public sealed partial class ClusterNode
         {
             // DotNext may refuse before or after appending; either way a retry with the same id is what is safe.
             throw new WriteOutcomeUnknownException(command.Id, $"node {LocalEndPoint} lost its leadership", e);
+        }
+        catch (PendingTaskInterruptedException e)
+        {
+            // DotNext ends the wait so when its applier stops: this node failed (fail-stop) with the entry appended.
+            throw new WriteOutcomeUnknownException(command.Id, $"node {LocalEndPoint} failed while waiting for the commit", e);
         }
         catch (OperationCanceledException e)
         {

@@ -24,6 +24,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
 {
     private readonly EnvironmentSlot environment;
     private readonly CairnStateMachine stateMachine;
+    private readonly FailStopStateMachine applier; // the state machine as the log drives it; its Failure is the node's fail-stop
     private readonly WriteAheadLog log;
     private readonly RaftCluster raft;
     private readonly MembershipStore membership;
@@ -33,7 +34,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
     private long readNoOpTerm; // the highest term whose read no-op this node saw committed; only rises (RaiseReadNoOpTerm)
 
     private ClusterNode(ClusterNodeOptions options, EnvironmentSlot environment, CairnStateMachine stateMachine,
-        WriteAheadLog log, RaftCluster raft, MembershipStore membership, SocketDialler? ownDialler, ClusterNodeMetrics metrics)
+        FailStopStateMachine applier, WriteAheadLog log, RaftCluster raft, MembershipStore membership, SocketDialler? ownDialler, ClusterNodeMetrics metrics)
     {
         LocalEndPoint = options.LocalEndPoint;
         this.environment = environment;
@@ -43,6 +44,8 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         this.membership = membership;
         this.ownDialler = ownDialler;
         this.metrics = metrics;
+        this.applier = applier;
+        Failure = StopOnFailureAsync();
     }
 
     /// <summary>This node's address and identity.</summary>
@@ -100,11 +103,14 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         {
             var stateMachine = new CairnStateMachine(environment, options.SessionCapacity, options.SnapshotInterval,
                 new SnapshotInstaller(folders, environment, Open));
-            log = new WriteAheadLog(new WriteAheadLog.Options
+            var applier = new FailStopStateMachine(stateMachine);
+            // DotNext 6.12 checkpoints and flushes on every commit (its FlushInterval and FlushOnCommit are obsolete and
+            // fixed); FlushingRaftLog also flushes what a follower appends before it answers, so a committed entry is
+            // on a majority's disks.
+            log = new FlushingRaftLog(new WriteAheadLog.Options
             {
-                // DotNext 6.12 checkpoints and flushes on every commit (its FlushInterval and FlushOnCommit are obsolete and fixed).
                 Location = Path.Combine(options.DirectoryPath, "raft"),
-            }, stateMachine)
+            }, applier)
             {
                 // Set before the replay, so a configuration entry committed before a crash reaches the store again
                 // (it refuses versions it holds) instead of the state machine.
@@ -115,7 +121,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
             raft = new RaftCluster(Configure(options, dialler, membership)) { AuditTrail = log };
             metrics = new ClusterNodeMetrics(raft, options.LocalEndPoint, options.Storage?.MeterFactory);
             await raft.StartAsync(cancellationToken).ConfigureAwait(false);
-            var node = new ClusterNode(options, environment, stateMachine, log, raft, membership, ownDialler, metrics);
+            var node = new ClusterNode(options, environment, stateMachine, applier, log, raft, membership, ownDialler, metrics);
             metrics.Observe(node);
             return node;
         }

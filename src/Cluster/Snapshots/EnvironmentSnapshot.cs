@@ -48,6 +48,12 @@ internal sealed class EnvironmentSnapshot(EnvironmentSlot environment, SnapshotP
         await backup.ConfigureAwait(false);
     }
 
+    /// <summary>
+    /// A follower waits on the copy to rejoin the majority, so it runs at the node's priority: at the lowest one a
+    /// loaded machine starved it (the same 1.3 GB send took 2.8 to 10.8 s at load 20-30; docs/benchmarks.md).
+    /// </summary>
+    private static readonly BackupOptions SendOptions = new() { LowPriority = false };
+
     private static void BackUp(StorageEnvironment source, PipeWriter output, CancellationToken token)
     {
         try
@@ -56,7 +62,7 @@ internal sealed class EnvironmentSnapshot(EnvironmentSlot environment, SnapshotP
             // follower everything this node has applied, not only what the last journal write carried.
             source.FlushJournal();
             using (var stream = output.AsStream(leaveOpen: true))
-                source.Backup(stream, null, token);
+                source.Backup(stream, SendOptions, token);
             output.Complete();
         }
         catch (Exception e)

@@ -8,9 +8,11 @@ namespace Cairn.Cluster.Snapshots;
 /// <summary>
 /// Installs a leader's snapshot (a Cairn backup stream) on a follower: restores it into
 /// <see cref="NodeFolders.Install"/> as it arrives (every checksum checked, the folder appearing only when the
-/// whole stream was read), opens it to check that it holds the snapshot's index, then swaps it for the node's
-/// environment (<see cref="NodeFolders.Swap"/>). Anything wrong before the swap leaves the node as it was and throws
-/// <see cref="CorruptSnapshotException"/>.
+/// whole stream was read), swaps it in for the node's closed environment (<see cref="NodeFolders.Swap"/>), opens it
+/// there once (its recovery is the check that it opens) and checks that it holds the snapshot's index; only then is
+/// the swap committed (<see cref="NodeFolders.Commit"/>) and the opened environment becomes the node's. A stream
+/// that fails its checks throws <see cref="CorruptSnapshotException"/> and leaves the node as it was: before the
+/// swap by deleting the install folder, after it by rolling back to the retired folder and reopening it.
 /// </summary>
 internal sealed class SnapshotInstaller(NodeFolders folders, EnvironmentSlot slot, Func<string, StorageEnvironment> open)
 {
@@ -20,12 +22,24 @@ internal sealed class SnapshotInstaller(NodeFolders folders, EnvironmentSlot slo
     {
         folders.DiscardInstall();
         await ReceiveAsync(snapshot, index, token).ConfigureAwait(false);
-        var applied = Validate(index);
+        long applied = 0;
         await slot.ReplaceAsync(
             () =>
             {
                 folders.Swap();
-                return open(folders.Data);
+                var (installed, holds) = OpenChecked(index);
+                try
+                {
+                    folders.Commit();
+                }
+                catch
+                {
+                    installed.Dispose();
+                    throw;
+                }
+
+                applied = holds;
+                return installed;
             },
             () =>
             {
@@ -85,27 +99,24 @@ internal sealed class SnapshotInstaller(NodeFolders folders, EnvironmentSlot slo
         }
     }
 
-    /// <summary>Opens the restored environment (its recovery is the check that it opens) and reads the index it holds.</summary>
-    private long Validate(long index)
+    /// <summary>Opens the swapped-in environment and reads the index it holds; closes it again if it does not hold <paramref name="index"/>.</summary>
+    private (StorageEnvironment Installed, long Applied) OpenChecked(long index)
     {
-        long applied;
+        StorageEnvironment? installed = null;
         try
         {
-            using var restored = open(folders.Install);
-            applied = CairnStateMachine.ReadAppliedIndex(restored);
+            installed = open(folders.Data);
+            var applied = CairnStateMachine.ReadAppliedIndex(installed);
+            if (applied < index)
+                throw new CorruptSnapshotException(index, -1, $"the environment it holds has applied only up to index {applied}");
+            return (installed, applied);
         }
-        catch (StorageFormatException e)
+        catch (Exception e)
         {
-            folders.DiscardInstall();
-            throw new CorruptSnapshotException(index, e.Offset, $"the restored environment does not open: {e.Message}", e);
+            installed?.Dispose();
+            if (e is StorageFormatException format)
+                throw new CorruptSnapshotException(index, format.Offset, $"the restored environment does not open: {format.Message}", format);
+            throw;
         }
-
-        if (applied < index)
-        {
-            folders.DiscardInstall();
-            throw new CorruptSnapshotException(index, -1, $"the environment it holds has applied only up to index {applied}");
-        }
-
-        return applied;
     }
 }

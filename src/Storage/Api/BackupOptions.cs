@@ -31,6 +31,14 @@ public sealed class BackupOptions
     /// the lowest CPU priority, not the caller's). Default: null, no reports.
     /// </summary>
     public IProgress<BackupProgress>? Progress { get; init; }
+
+    /// <summary>
+    /// Runs the copy on a thread of its own at the lowest CPU and I/O priority, so that it takes only what the
+    /// writers leave (docs/design.md, "Backup and restore"). False runs it on that thread at the caller's priority:
+    /// for a copy someone waits on, such as a cluster snapshot streamed to a follower that cannot rejoin until it has
+    /// it, where a copy starved by a loaded machine delays the follower by as long. Default: true.
+    /// </summary>
+    public bool LowPriority { get; init; } = true;
 }
 
 /// <summary>How far a backup or restore has come.</summary>

@@ -20,7 +20,7 @@ public static partial class EnvironmentBackup
         OwnedFolder.TryDeleteStale(sourceDirectory);
         using var staging = new StagingDirectory(destinationDirectory);
         using var source = StorageEnvironment.Open(new StorageOptions(sourceDirectory));
-        return CompactInto(source, staging, progress, cancellationToken);
+        return CompactInto(source, staging, new BackupOptions { Progress = progress }, cancellationToken);
     }
 
     /// <summary>
@@ -35,17 +35,17 @@ public static partial class EnvironmentBackup
         if (stream is null)
         {
             using var staging = new StagingDirectory(destinationDirectory!);
-            return CompactInto(environment, staging, options.Progress, cancellationToken);
+            return CompactInto(environment, staging, options, cancellationToken);
         }
         long started = Stopwatch.GetTimestamp();
         using var work = OwnedFolder.Create(environment.DirectoryPath, OwnedFolder.Compaction);
         string compacted = Path.Combine(work.Path, "compacted");
         BackupResult result;
         using (var staging = new StagingDirectory(compacted))
-            result = CompactInto(environment, staging, options.Progress, cancellationToken);
+            result = CompactInto(environment, staging, options, cancellationToken);
         using var copy = StorageEnvironment.Open(new StorageOptions(compacted));
         var target = new StreamBackupTarget(stream, environment.EnvironmentId) { SourceTransactionId = result.TransactionId };
-        var (_, bytes, files) = CopyHot(copy, target, options.Progress, cancellationToken);
+        var (_, bytes, files) = CopyHot(copy, target, options, cancellationToken);
         return result with { Bytes = bytes, Files = files, Duration = Stopwatch.GetElapsedTime(started) };
     }
 
@@ -54,9 +54,10 @@ public static partial class EnvironmentBackup
     /// (<see cref="CompactingCopy"/>, on the backup's low-priority thread), synced, and renames it into place. The copy
     /// is a new environment (a new id): it opens with no journal to replay.
     /// </summary>
-    private static BackupResult CompactInto(StorageEnvironment source, StagingDirectory staging, IProgress<BackupProgress>? progress,
+    private static BackupResult CompactInto(StorageEnvironment source, StagingDirectory staging, BackupOptions options,
         CancellationToken cancellationToken)
     {
+        var progress = options.Progress;
         long started = Stopwatch.GetTimestamp();
         using var running = source.Parts.Backups.Enter(source);
         source.ThrowIfDisposed();
@@ -71,7 +72,7 @@ public static partial class EnvironmentBackup
                 long written = copy.Run(read.Low.RootTree, Guid.NewGuid(), read.TransactionId, file);
                 file.Complete();
                 return written;
-            });
+            }, options.LowPriority);
         }
         staging.Commit();
         return new BackupResult(read.TransactionId, pages * Paging.StorageConstants.PageSize, 1, Stopwatch.GetElapsedTime(started));

@@ -148,7 +148,7 @@ public static partial class EnvironmentBackup
         long started = Stopwatch.GetTimestamp();
         using var staging = stream is null ? new StagingDirectory(directory!) : null;
         IBackupTarget target = staging is null ? new StreamBackupTarget(stream!, environment.EnvironmentId) : new DirectoryBackupTarget(staging);
-        var (transactionId, bytes, files) = CopyHot(environment, target, options.Progress, cancellationToken);
+        var (transactionId, bytes, files) = CopyHot(environment, target, options, cancellationToken);
         return new BackupResult(transactionId, bytes, files, Stopwatch.GetElapsedTime(started));
     }
 
@@ -157,8 +157,9 @@ public static partial class EnvironmentBackup
     /// environment does not close its files under the copy, and the copy does not start once a close goes on (<see cref="BackupGate"/>).
     /// </summary>
     private static (long TransactionId, long Bytes, int Files) CopyHot(StorageEnvironment environment, IBackupTarget target,
-        IProgress<BackupProgress>? progress, CancellationToken cancellationToken)
+        BackupOptions options, CancellationToken cancellationToken)
     {
+        var progress = options.Progress;
         var parts = environment.Parts;
         using var running = parts.Backups.Enter(environment);
         environment.ThrowIfDisposed();
@@ -167,8 +168,8 @@ public static partial class EnvironmentBackup
         var copy = new HotCopy(parts.DataFile.FilePath, StorageEnvironment.DataFileName, parts.Journal.DirectoryPath, synced,
             () => DurableEnd(parts), target, progress is null ? null : (done, total) => progress.Report(new BackupProgress(done, total)),
             cancellationToken);
-        // The copy's reads, its CPU and its sliced write-back yield to the writers (docs/design.md, "Backup and restore").
-        return BackgroundCopyThread.Run(copy.Run);
+        // The copy's reads, its CPU and its sliced write-back yield to the writers unless the caller waits on it (docs/design.md, "Backup and restore").
+        return BackgroundCopyThread.Run(copy.Run, options.LowPriority);
     }
 
     /// <summary>

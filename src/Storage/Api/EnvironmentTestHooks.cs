@@ -1,6 +1,7 @@
 using Cairn.Journal.Files;
 using Cairn.Journal.Sharing;
 using Cairn.Paging;
+using Cairn.Transactions;
 
 namespace Cairn;
 
@@ -37,4 +38,13 @@ internal sealed class EnvironmentTestHooks(StorageEnvironment environment)
     /// states no commit makes. The test must edit it back before closing: every version in the table is freed then.
     /// </summary>
     public void EditPageTable(Func<PageTable, PageTable> edit) => environment.Parts.States.ForTestingPurposesOnly().PublishEditedPages(edit);
+
+    /// <summary>Where a test holds the thread that counts open read transactions (the close's count included).</summary>
+    public ReaderTableTestHooks ReaderCount => environment.Parts.States.Readers.ForTestingPurposesOnly();
+
+    /// <summary>The flusher's reader slot pinned to the current state, as a flush holds it while it writes pages.</summary>
+    public void PinFlusherSlot() => environment.Parts.States.Pin(environment.Parts.Flusher.ReaderSlot);
+
+    /// <summary>The flusher's reader slot let go, as the end of a flush does.</summary>
+    public void UnpinFlusherSlot() => environment.Parts.States.Readers.MarkIdle(environment.Parts.Flusher.ReaderSlot);
 }

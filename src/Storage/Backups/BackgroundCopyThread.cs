@@ -13,15 +13,19 @@ namespace Cairn.Backups;
 /// </summary>
 internal static class BackgroundCopyThread
 {
-    /// <summary>Runs <paramref name="copy"/> on a new background-priority thread; returns its result or rethrows what it threw.</summary>
-    public static T Run<T>(Func<T> copy)
+    /// <summary>
+    /// Runs <paramref name="copy"/> on a new thread, at background priority when <paramref name="lowPriority"/>;
+    /// returns its result or rethrows what it threw.
+    /// </summary>
+    public static T Run<T>(Func<T> copy, bool lowPriority = true)
     {
         T result = default!;
         ExceptionDispatchInfo? failure = null;
         var thread = new Thread(() =>
         {
-            PalThreadCpuPriority.LowerForGood();
-            using var lowIo = PalThreadIoPriority.Lower();
+            if (lowPriority)
+                PalThreadCpuPriority.LowerForGood();
+            using PalThreadIoPriority? lowIo = lowPriority ? PalThreadIoPriority.Lower() : null;
             try
             {
                 result = copy();

@@ -76,10 +76,15 @@ internal sealed class CommitterMergedTransaction<TTransaction>(TransactionCommit
 
     public void Discard() => committer.Pipeline.Discard(_low!, _commit);
 
-    public void Reset()
+    public void Expire()
     {
         if (_transaction is not null)
             shell.Expire(_transaction);
+    }
+
+    public void Reset()
+    {
+        Expire();
         _commit.Reset();
         _low = null;
         _transaction = null;

@@ -67,6 +67,13 @@ internal interface IMergedTransaction<TTransaction> : IDisposable where TTransac
     /// <summary>Drops an unpublished transaction (its callers have failed).</summary>
     void Discard();
 
+    /// <summary>
+    /// Its operations are answered (done or failed): a tree or cursor one of them kept throws from now on. Before the
+    /// answers, not at <see cref="Reset"/>, which comes when the slot is reused: a caller back from its await would
+    /// otherwise still read through a transaction the merger has finished with.
+    /// </summary>
+    void Expire();
+
     /// <summary>Forgets the transaction: ready to open again.</summary>
     void Reset();
 }

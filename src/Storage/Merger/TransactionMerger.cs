@@ -355,6 +355,7 @@ internal sealed class TransactionMerger<TTransaction> : IDisposable where TTrans
     {
         open?.Transaction.Discard();
         written.Transaction.Discard();
+        written.Transaction.Expire();
         foreach (var operation in written.Operations)
         {
             Statistics.RecordFailed();
@@ -392,6 +393,7 @@ internal sealed class TransactionMerger<TTransaction> : IDisposable where TTrans
         Statistics.RecordBatch(slot.Transaction.TransactionId, slot.Operations.Count, slot.QueueWaitTicks, slot.MaxQueueWaitTicks,
             (slot.HasEntry ? slot.WriteSubmitted : now) - slot.BatchStarted,
             slot.HasEntry ? slot.WriteCompleted - slot.WriteSubmitted : 0, slot.Reruns);
+        slot.Transaction.Expire();
         foreach (var operation in slot.Operations)
             operation.Succeed();
         slot.Operations.Clear();
@@ -399,6 +401,7 @@ internal sealed class TransactionMerger<TTransaction> : IDisposable where TTrans
 
     private static void FailSlot(CommitSlot<TTransaction> slot, Exception failure)
     {
+        slot.Transaction.Expire();
         foreach (var operation in slot.Operations)
             operation.Fail(failure);
         slot.Operations.Clear();

@@ -36,17 +36,32 @@ internal sealed class ReaderTable
 
     [ThreadStatic] private static int t_hint;
 
-    public int ActiveCount
+    // Created only when a test asks (ForTestingPurposesOnly): in production there are none.
+    private ReaderTableTestHooks? _testingHooks;
+
+    /// <summary>Points where a test holds a thread inside the table (tests only).</summary>
+    internal ReaderTableTestHooks ForTestingPurposesOnly() => _testingHooks ??= new();
+
+    public int ActiveCount => ActiveCountExcept([]);
+
+    /// <summary>
+    /// Slots publishing an epoch, not counting <paramref name="internalSlots"/> (the writer's, the flusher's...). One
+    /// scan judges each slot once: their holders keep working while it runs, and a slot judged twice (counted by the
+    /// scan, then checked apart) could count a flush that ended in between as a read, or hide a read behind one that began.
+    /// </summary>
+    public int ActiveCountExcept(ReadOnlySpan<int> internalSlots)
     {
-        get
+        int count = 0, index = 0;
+        foreach (var segment in Volatile.Read(ref _segments))
         {
-            int count = 0;
-            foreach (var segment in Volatile.Read(ref _segments))
-                for (int i = 0; i < segment.Length; i++)
-                    if (Volatile.Read(ref segment[i].Epoch) > Free)
-                        count++;
-            return count;
+            for (int i = 0; i < segment.Length; i++, index++)
+            {
+                if (Volatile.Read(ref segment[i].Epoch) > Free && !internalSlots.Contains(index))
+                    count++;
+            }
         }
+        _testingHooks?.AfterCounted?.Invoke();
+        return count;
     }
 
     /// <summary>Claims a slot for a read context to keep across transactions; it starts idle.</summary>

@@ -85,7 +85,7 @@ public sealed class LazyApplyTests : IDisposable
     /// Copies an open environment's files with cp: .NET's own copy takes a shared lock on the source, which the
     /// environment's exclusive lock refuses.
     /// </summary>
-    private static void CopyFiles(string from, string to)
+    internal static void CopyFiles(string from, string to)
     {
         // Every file and folder (the journals are in one), as they are on disk now.
         var copy = new System.Diagnostics.ProcessStartInfo("cp") { RedirectStandardError = true, ArgumentList = { "-a", from + "/.", to } };

@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using Cairn.Cluster.Commands;
 using Cairn.Cluster.Tests.Nemesis;
 
@@ -13,7 +12,6 @@ namespace Cairn.Cluster.Tests.Cluster;
 public sealed class LeaderLogDurabilityTests
 {
     private const string Tree = "durable";
-    private const uint CheckpointVersion = 1;
     private static readonly int[] Everyone = [0, 1, 2];
 
     [Fact]
@@ -21,31 +19,16 @@ public sealed class LeaderLogDurabilityTests
     {
         await using var cluster = await ClusterNodes.StartAsync(3, "cluster-log-durable");
         var deadline = Eventually.Deadline();
-        var slot = await cluster.LeaderOfAsync(Everyone);
-        var leader = cluster[slot];
         var session = Guid.NewGuid();
         for (var i = 1; i <= 30; i++)
         {
             var command = new ClusterCommand(new OperationId(session, i), Tree,
                 [ClusterOperation.Put(ThreeNodeClusterTests.Key(i), ThreeNodeClusterTests.Value(i))]);
-            var written = await leader.WriteAsync(command, deadline);
+            var (written, slot) = await LeaderWrites.WriteAsync(cluster, Everyone, command, deadline);
             // No entry is appended until the next write, so the only checkpoint write that can race this read
             // rewrites the same last flushed index (it updates the commit index): the field read cannot tear.
-            var flushed = FlushedThrough(cluster.RaftLogPath(slot));
+            var flushed = RaftCheckpoint.FlushedThrough(cluster.RaftLogPath(slot));
             Assert.True(flushed >= written.LogIndex, $"write {i} acknowledged at index {written.LogIndex}, the leader's log flushed only through {flushed}");
         }
-    }
-
-    /// <summary>
-    /// The last index DotNext 6.12's checkpoint file says is flushed. Its layout (CheckpointVersion1, read from the
-    /// 6.12.0 assembly): version (uint32) = 1, commit index (int64), last flushed index (int64), little-endian.
-    /// </summary>
-    private static long FlushedThrough(string logPath)
-    {
-        using var file = new FileStream(Path.Combine(logPath, "checkpoint"), FileMode.Open, FileAccess.Read, FileShare.ReadWrite);
-        Span<byte> bytes = stackalloc byte[20];
-        file.ReadExactly(bytes);
-        Assert.Equal(CheckpointVersion, BinaryPrimitives.ReadUInt32LittleEndian(bytes));
-        return BinaryPrimitives.ReadInt64LittleEndian(bytes[12..]);
     }
 }

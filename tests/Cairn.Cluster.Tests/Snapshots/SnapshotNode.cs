@@ -1,6 +1,6 @@
 using System.Buffers;
-using System.Text;
 using Cairn.Cluster.Commands;
+using Cairn.Cluster.NodeHost;
 using Cairn.Cluster.Snapshots;
 using Cairn.Cluster.StateMachine;
 using DotNext.IO;
@@ -22,8 +22,11 @@ internal sealed class SnapshotNode : IAsyncDisposable
         Folders = new NodeFolders(directory) { CrashHook = crashHook };
         Folders.Recover();
         Slot = new EnvironmentSlot(Open(Folders.Data));
-        Machine = new CairnStateMachine(Slot, CairnStateMachine.DefaultSessionCapacity, snapshotInterval, new SnapshotInstaller(Folders, Slot, Open));
+        Machine = new CairnStateMachine(Slot, CairnStateMachine.DefaultSessionCapacity, snapshotInterval, new SnapshotInstaller(Folders, Slot, CountedOpen));
     }
+
+    /// <summary>How many times the installer opened an environment.</summary>
+    public int InstallerOpens { get; private set; }
 
     public string Directory { get; }
 
@@ -34,6 +37,12 @@ internal sealed class SnapshotNode : IAsyncDisposable
     public CairnStateMachine Machine { get; }
 
     public static StorageEnvironment Open(string path) => StorageEnvironment.Open(new StorageOptions(path));
+
+    private StorageEnvironment CountedOpen(string path)
+    {
+        InstallerOpens++;
+        return Open(path);
+    }
 
     /// <summary>Applies entries <paramref name="first"/>..<paramref name="last"/> of term 1, each one client write putting key i.</summary>
     public async Task ApplyAsync(long first, long last, Guid client, int valueBytes = 100)
@@ -61,21 +70,7 @@ internal sealed class SnapshotNode : IAsyncDisposable
     public string Dump()
     {
         using var read = Slot.BeginRead();
-        return DumpOf(read);
-    }
-
-    /// <summary>Every tree's keys and values, the cluster's own included, as text.</summary>
-    public static string DumpOf(ReadTransaction read)
-    {
-        var text = new StringBuilder();
-        foreach (var name in read.GetTreeNames().Order(StringComparer.Ordinal))
-        {
-            using var cursor = read.OpenTree(name).CreateCursor();
-            for (var more = cursor.SeekFirst(); more; more = cursor.MoveNext())
-                text.Append(name).Append(' ').Append(Convert.ToHexString(cursor.Key)).Append('=').AppendLine(Convert.ToHexString(cursor.Value));
-        }
-
-        return text.ToString();
+        return NodeDump.Of(read);
     }
 
     public ValueTask DisposeAsync() => Slot.DisposeAsync();

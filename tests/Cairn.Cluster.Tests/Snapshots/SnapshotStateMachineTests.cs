@@ -89,6 +89,8 @@ public sealed class SnapshotStateMachineTests : IDisposable
         Assert.Equal(1, follower.Machine.SnapshotsInstalled);
         follower.Slot.Current.Verify();
         Assert.False(Directory.Exists(follower.Folders.Install));
+        // Opened once, where it stays: its recovery is the check, and no close and reopen follow it.
+        Assert.Equal(1, follower.InstallerOpens);
 
         // It goes on from the log: an entry it holds is skipped, the next one applied.
         await follower.ApplyAsync(40, 46, Guid.NewGuid());
@@ -130,17 +132,47 @@ public sealed class SnapshotStateMachineTests : IDisposable
         await using var leader = new SnapshotNode(directory.File("leader"), snapshotInterval: 10);
         await using var follower = new SnapshotNode(directory.File("follower"), snapshotInterval: 10);
         await leader.ApplyAsync(1, 25, Guid.NewGuid());
+        await follower.ApplyAsync(1, 5, Guid.NewGuid());
+        var before = follower.Dump();
         var bytes = await leader.SnapshotBytesAsync();
+        // The check comes after the swap: the refusal rolls the folders back and reopens the old environment.
         var refused = await Assert.ThrowsAsync<CorruptSnapshotException>(() => follower.InstallAsync(bytes, 90));
         Assert.Equal(90, refused.SnapshotIndex);
-        Assert.Equal(0, follower.Machine.AppliedIndex);
+        Assert.Equal(5, follower.Machine.AppliedIndex);
+        Assert.Equal(before, follower.Dump());
+        follower.Slot.Current.Verify();
+        Assert.Equal("data", Path.GetFileName(Assert.Single(Directory.EnumerateFileSystemEntries(follower.Directory))));
+    }
+
+    [Fact]
+    public async Task An_install_marked_ready_before_its_swap_by_an_earlier_version_rolls_forward()
+    {
+        var node = directory.File("node");
+        await using (var leader = new SnapshotNode(directory.File("leader"), snapshotInterval: 10))
+        {
+            await leader.ApplyAsync(1, 25, Guid.NewGuid());
+            await using (var old = new SnapshotNode(node, snapshotInterval: 10))
+                await old.ApplyAsync(1, 5, Guid.NewGuid());
+            // The earlier layout: the checked install beside the old data, and the marker written before any rename.
+            await using (var restored = new SnapshotNode(directory.File("restored"), snapshotInterval: 10))
+                await restored.InstallAsync(await leader.SnapshotBytesAsync(), 20);
+            Directory.Move(Path.Combine(directory.File("restored"), "data"), Path.Combine(node, "data.install"));
+            File.WriteAllBytes(Path.Combine(node, "install.ready"), []);
+
+            await using var reopened = new SnapshotNode(node, snapshotInterval: 10);
+            Assert.Equal(leader.Dump(), reopened.Dump());
+            Assert.Equal(25, reopened.Machine.AppliedIndex);
+        }
+
+        Assert.Equal("data", Path.GetFileName(Assert.Single(Directory.EnumerateFileSystemEntries(node))));
     }
 
     [Theory]
     [InlineData((int)SwapStep.Restored, false)]
+    [InlineData((int)SwapStep.OldRetired, false)]
+    [InlineData((int)SwapStep.NewInPlace, false)] // swapped in, not yet opened: nobody checked it
+    [InlineData((int)SwapStep.Checked, false)] // opened and checked, the commit not yet marked
     [InlineData((int)SwapStep.Marked, true)]
-    [InlineData((int)SwapStep.OldRetired, true)]
-    [InlineData((int)SwapStep.NewInPlace, true)]
     public async Task A_node_killed_during_an_install_reopens_with_the_old_state_or_the_new_never_a_mix(int crashStep, bool expectNew)
     {
         var crashAt = (SwapStep)crashStep;
@@ -148,10 +180,10 @@ public sealed class SnapshotStateMachineTests : IDisposable
         await using var leader = new SnapshotNode(directory.File("leader"), snapshotInterval: 10);
         await leader.ApplyAsync(1, 45, Guid.NewGuid());
         string oldState;
-        // The hook copies the node's folder as a crash at that step would leave it on disk (the environment in it
-        // is open, as a killed process's would be: its files hold everything it made durable).
+        // The hook copies the node's folder as a crash at that step would leave it on disk (from Checked on, the
+        // installed environment in it is open, as a killed process's would be, hence a copy that ignores its lock).
         await using (var follower = new SnapshotNode(directory.File("follower"), snapshotInterval: 10,
-                         step => { if (step == crashAt) CopyFolder(directory.File("follower"), image); }))
+                         step => { if (step == crashAt) Cluster.LazyApplyTests.CopyFiles(directory.File("follower"), image); }))
         {
             await follower.ApplyAsync(1, 5, Guid.NewGuid());
             oldState = follower.Dump();
@@ -183,15 +215,6 @@ public sealed class SnapshotStateMachineTests : IDisposable
 
     private static long FolderBytes(string path)
         => new DirectoryInfo(path).EnumerateFiles("*", SearchOption.AllDirectories).Sum(file => file.Length);
-
-    private static void CopyFolder(string from, string to)
-    {
-        foreach (var folder in Directory.EnumerateDirectories(from, "*", SearchOption.AllDirectories))
-            Directory.CreateDirectory(Path.Combine(to, Path.GetRelativePath(from, folder)));
-        Directory.CreateDirectory(to);
-        foreach (var file in Directory.EnumerateFiles(from, "*", SearchOption.AllDirectories))
-            File.Copy(file, Path.Combine(to, Path.GetRelativePath(from, file)));
-    }
 
     private static async Task AppendCommitAndApply(WriteAheadLog log, byte[] payload)
     {

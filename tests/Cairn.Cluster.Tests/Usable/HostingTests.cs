@@ -43,6 +43,39 @@ public sealed class HostingTests
     }
 
     [Fact]
+    public async Task A_node_whose_apply_fails_stops_the_host_with_the_fail_stop_exit_code()
+    {
+        using var directory = new TestDirectory("cluster-hosting-failstop");
+        var listener = await SingleNode.BindAsync();
+        var raft = listener.EndPoint.ToString()!;
+        using var host = Host(Configuration(directory, raft, members: [raft]), listener);
+        var stopping = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        host.Services.GetRequiredService<IHostApplicationLifetime>().ApplicationStopping.Register(() => stopping.TrySetResult());
+        var exitCodeBefore = Environment.ExitCode;
+        try
+        {
+            await host.StartAsync();
+            var node = host.Services.GetRequiredKeyedService<ClusterNode>(Name);
+            await Eventually.HoldsAsync(() => node.IsLeader, () => $"the hosted node {node.LocalEndPoint} does not lead");
+            await node.WriteAsync(SingleNode.Put(1, "hosted", [1], [1]));
+
+            node.EnvironmentForTesting.Dispose(); // the next apply throws, as a latched environment's does
+            var write = node.WriteAsync(SingleNode.Put(2, "hosted", [1], [2]), Eventually.Deadline());
+
+            await stopping.Task.WaitAsync(Eventually.Deadline());
+            Assert.True(node.HasFailed);
+            Assert.Equal(ClusterNodeFailedException.ProcessExitCode, Environment.ExitCode);
+            // Its entry was appended and its apply failed: the node cannot say whether the cluster holds it.
+            await Assert.ThrowsAsync<WriteOutcomeUnknownException>(() => write);
+            await host.StopAsync();
+        }
+        finally
+        {
+            Environment.ExitCode = exitCodeBefore; // this process is the test host, not a node's
+        }
+    }
+
+    [Fact]
     public async Task The_running_node_is_not_handed_out_before_the_host_starts_it()
     {
         using var directory = new TestDirectory("cluster-hosting-early");

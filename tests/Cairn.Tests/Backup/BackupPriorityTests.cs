@@ -15,10 +15,7 @@ public sealed class BackupPriorityTests
         using var dir = new TestDirectory("backup-priority");
         using var env = StorageEnvironment.Open(new StorageOptions(Path.Combine(dir.Path, "env")));
         BackupContent.Fill(env, "a", 0, 4000, 500);
-        int callerThread = System.Environment.CurrentManagedThreadId;
-        int callerNice = ThreadNice();
-        var seen = new List<(int Thread, int Nice)>();
-        var progress = new InlineProgress(_ => seen.Add((System.Environment.CurrentManagedThreadId, ThreadNice())));
+        var (callerThread, callerNice, seen, progress) = WatchCopyThread();
 
         foreach (var copy in new Func<BackupResult>[]
         {
@@ -34,6 +31,36 @@ public sealed class BackupPriorityTests
             Assert.Equal(callerNice, ThreadNice());
         }
         BackupContent.AssertEqual(BackupContent.ReadAll(env), BackupContent.ReadAll(Path.Combine(dir.Path, "copy")));
+    }
+
+    [Fact]
+    public void A_copy_asked_not_to_yield_runs_on_a_thread_of_its_own_at_the_callers_priority()
+    {
+        using var dir = new TestDirectory("backup-priority-caller");
+        using var env = StorageEnvironment.Open(new StorageOptions(Path.Combine(dir.Path, "env")));
+        BackupContent.Fill(env, "a", 0, 4000, 500);
+        var (callerThread, callerNice, seen, progress) = WatchCopyThread();
+
+        using (var stream = new MemoryStream())
+        {
+            env.Backup(stream, new BackupOptions { Progress = progress, LowPriority = false }, CancellationToken.None);
+            stream.Position = 0;
+            EnvironmentBackup.Restore(stream, Path.Combine(dir.Path, "restored"));
+        }
+
+        Assert.NotEmpty(seen);
+        Assert.All(seen, s => Assert.NotEqual(callerThread, s.Thread));
+        Assert.All(seen, s => Assert.Equal(callerNice, s.Nice));
+        Assert.Equal(callerNice, ThreadNice());
+        BackupContent.AssertEqual(BackupContent.ReadAll(env), BackupContent.ReadAll(Path.Combine(dir.Path, "restored")));
+    }
+
+    /// <summary>The caller's thread and nice value, and a progress that records the thread and nice value of each report.</summary>
+    private static (int Thread, int Nice, List<(int Thread, int Nice)> Seen, InlineProgress Progress) WatchCopyThread()
+    {
+        var seen = new List<(int Thread, int Nice)>();
+        var progress = new InlineProgress(_ => seen.Add((System.Environment.CurrentManagedThreadId, ThreadNice())));
+        return (System.Environment.CurrentManagedThreadId, ThreadNice(), seen, progress);
     }
 
     /// <summary>The calling thread's nice value: field 19 of /proc/thread-self/stat (the fields after the command's closing parenthesis start at 3).</summary>

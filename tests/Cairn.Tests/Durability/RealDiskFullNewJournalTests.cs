@@ -52,7 +52,7 @@ public class RealDiskFullNewJournalTests(ITestOutputHelper output)
         var options = Options(disk.EnvironmentPath);
         var env = StorageEnvironment.Open(options);
         MakeRoom(env);
-        string rest = FillTheRest(disk);
+        string rest = disk.FillTheRest();
 
         var writes = Enumerable.Range(0, 64).Select(i => (Key: i, Task: WriteKey(env, i))).ToList();
         var failed = new List<int>();
@@ -147,7 +147,7 @@ public class RealDiskFullNewJournalTests(ITestOutputHelper output)
         MakeRoom(env);
         var big = RandomValue(7, BigValueLength); // incompressible: the entry stays bigger than the journal in service
 
-        string rest = FillTheRest(disk);
+        string rest = disk.FillTheRest();
         var full = Assert.ThrowsAny<DiskFullException>(() => write(env, big).GetAwaiter().GetResult());
         output.WriteLine(full.Message);
         Assert.Contains(".journal", full.FilePath);
@@ -180,34 +180,5 @@ public class RealDiskFullNewJournalTests(ITestOutputHelper output)
             Assert.Equal("while full"u8.ToArray(), tree.Get("small"u8));
         }
         reopened.Verify();
-    }
-
-    /// <summary>Writes a file until the disk refuses more (synced, so nothing is left in delayed allocation); returns its path.</summary>
-    private static string FillTheRest(SmallFullDisk disk)
-    {
-        string path = Path.Combine(Path.GetDirectoryName(disk.EnvironmentPath)!, "rest");
-        var chunk = new byte[64 << 10];
-        using var file = new FileStream(path, FileMode.CreateNew, FileAccess.Write, FileShare.None, bufferSize: 0);
-        for (int length = chunk.Length; length >= 512; length /= 2)
-        {
-            try
-            {
-                while (true)
-                    file.Write(chunk, 0, length);
-            }
-            catch (IOException)
-            {
-                // ENOSPC at this length: go on with smaller writes until even 512 bytes find no room.
-            }
-        }
-        try
-        {
-            file.Flush(flushToDisk: true);
-        }
-        catch (IOException)
-        {
-            // The sync itself may find nothing left for metadata: the disk is as full as it gets.
-        }
-        return path;
     }
 }

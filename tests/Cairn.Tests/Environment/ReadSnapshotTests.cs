@@ -97,8 +97,13 @@ public sealed class ReadSnapshotTests : IDisposable
     [Fact]
     public async Task A_tree_an_operation_kept_from_the_merger_throws_once_its_batch_is_done()
     {
-        var kept = await _env.WriteAsync(0, static (tx, _) => tx.OpenTree("t"));
-        Assert.Throws<ObjectDisposedException>(() => kept.Get("k"u8));
+        // Many times: the caller comes back from its await on another thread, racing the merger, which once ended
+        // the transaction only when it reused the batch's slot (the caller's read then went through).
+        for (int n = 0; n < 200; n++)
+        {
+            var kept = await _env.WriteAsync(n, static (tx, n) => { tx.OpenTree("t").Put("k"u8, BitConverter.GetBytes(n)); return tx.OpenTree("t"); });
+            Assert.Throws<ObjectDisposedException>(() => kept.Get("k"u8));
+        }
     }
 
     [Fact]

@@ -58,6 +58,11 @@ internal sealed class FakeMergedTransaction(FakeMergerPipeline pipeline, int slo
         Transaction.Applied.Clear();
     }
 
+    public void Expire()
+    {
+        // The fake hands its operations no trees or cursors to end.
+    }
+
     public void Reset()
     {
         Transaction.Applied.Clear();

@@ -50,5 +50,37 @@ public sealed class SmallFullDisk : IDisposable
         process.WaitForExit();
     }
 
+    /// <summary>A folder for another environment on the same disk (a branch: its journal links need the same file system).</summary>
+    public string FolderFor(string name) => Path.Combine(_fs.MountPoint, name);
+
+    /// <summary>Writes a file until the disk refuses more (synced, so nothing is left in delayed allocation); returns its path.</summary>
+    public string FillTheRest()
+    {
+        string path = Path.Combine(_fs.MountPoint, "rest");
+        var chunk = new byte[64 << 10];
+        using var file = new FileStream(path, FileMode.CreateNew, FileAccess.Write, FileShare.None, bufferSize: 0);
+        for (int length = chunk.Length; length >= 512; length /= 2)
+        {
+            try
+            {
+                while (true)
+                    file.Write(chunk, 0, length);
+            }
+            catch (IOException)
+            {
+                // ENOSPC at this length: go on with smaller writes until even 512 bytes find no room.
+            }
+        }
+        try
+        {
+            file.Flush(flushToDisk: true);
+        }
+        catch (IOException)
+        {
+            // The sync itself may find nothing left for metadata: the disk is as full as it gets.
+        }
+        return path;
+    }
+
     public void Dispose() => _fs.Dispose();
 }

@@ -155,6 +155,11 @@ public sealed class ClusterNodeServer : IAsyncDisposable
         {
             return (Reply.Unavailable, Text(e.Message));
         }
+        catch (ClusterNodeFailedException e)
+        {
+            // Refused before anything was appended: a write goes to another node (no leader known here), a read too.
+            return command is null ? (Reply.Unavailable, Text(e.Message)) : (Reply.NotLeader, Text((string?)null));
+        }
         catch (OperationCanceledException) when (stopping.IsCancellationRequested)
         {
             // A write the server stopped waiting for may still be applied.

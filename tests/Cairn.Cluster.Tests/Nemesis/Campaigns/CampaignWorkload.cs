@@ -25,6 +25,7 @@ internal sealed class CampaignWorkload
     private readonly ConcurrentBag<byte[]> acknowledged = [];
     private readonly Task[] clients;
     private int completed;
+    private int gaveUp;
 
     public CampaignWorkload(ProcessCluster cluster, int clientCount, int seed)
     {
@@ -36,6 +37,9 @@ internal sealed class CampaignWorkload
 
     /// <summary>Operations completed, whatever their outcome.</summary>
     public int Completed => Volatile.Read(ref completed);
+
+    /// <summary>Operations that gave up (unknown outcome) while the clients were still running: no leader served them for <see cref="GiveUp"/>.</summary>
+    public int GaveUp => Volatile.Read(ref gaveUp);
 
     /// <summary>The marker key of every acknowledged write.</summary>
     public IReadOnlyCollection<byte[]> Acknowledged => acknowledged;
@@ -84,7 +88,7 @@ internal sealed class CampaignWorkload
         }
         catch (OperationCanceledException) when (token.IsCancellationRequested)
         {
-            pending.Unknown();
+            Unknown(pending);
         }
     }
 
@@ -103,8 +107,15 @@ internal sealed class CampaignWorkload
         catch (Exception e) when (e is WriteOutcomeUnknownException or SessionExpiredException
             || (e is OperationCanceledException && token.IsCancellationRequested))
         {
-            pending.Unknown();
+            Unknown(pending);
         }
+    }
+
+    private void Unknown(PendingOperation pending)
+    {
+        pending.Unknown();
+        if (!stop.IsCancellationRequested)
+            Interlocked.Increment(ref gaveUp);
     }
 
     private static byte[] Bytes(string text) => Encoding.UTF8.GetBytes(text);

@@ -36,6 +36,28 @@ internal static class NodeControl
     public static async Task<string> VerifyAsync(int port, TimeSpan patience)
         => (await AskAsync(port, ControlRequests.Verify, last => true, patience))[0];
 
+    /// <summary>The one line the node answers <paramref name="request"/> with.</summary>
+    public static async Task<string> AskLineAsync(int port, string request, TimeSpan patience)
+        => (await AskAsync(port, request, last => true, patience))[0];
+
+    /// <summary>The one line the node answers, or <c>unreachable: ...</c> when it does not within <paramref name="patience"/>.</summary>
+    public static async Task<string> TryAskLineAsync(int port, string request, TimeSpan patience)
+    {
+        try
+        {
+            return await AskLineAsync(port, request, patience);
+        }
+        catch (Exception e) when (e is IOException or SocketException or OperationCanceledException)
+        {
+            return $"unreachable: {e.Message}";
+        }
+    }
+
+    /// <summary>Snapshots the node's current run installed, or 0 when it does not answer.</summary>
+    public static async Task<long> TryInstallsAsync(int port, TimeSpan patience)
+        => long.TryParse(await TryAskLineAsync(port, ControlRequests.Installs, patience), System.Globalization.NumberStyles.None,
+            System.Globalization.CultureInfo.InvariantCulture, out var installs) ? installs : 0;
+
     private static async Task<List<string>> AskAsync(int port, string request, Func<string, bool> isLast, TimeSpan patience)
     {
         using var giveUp = new CancellationTokenSource(patience);

@@ -1,3 +1,4 @@
+using Cairn.Cluster.NodeHost;
 using Cairn.Cluster.Tests.Nemesis.Schedule;
 
 namespace Cairn.Cluster.Tests.Nemesis.Processes;
@@ -57,11 +58,49 @@ public sealed class NodeProcess : IProcessNemesis, IAsyncDisposable
         return new NodeProcess(name, command, outputFolder, run);
     }
 
-    /// <summary>Throws <see cref="NodeProcessExitedException"/> if the node exited by itself.</summary>
+    /// <summary>
+    /// The node ended itself as fail-stop (<see cref="NodeHostExitCodes.IsFailStop"/>: its state machine failed, its
+    /// start was refused, or SIGBUS): not a crash, but a node for its supervisor to start again (<see cref="RestartIfFailStoppedAsync"/>).
+    /// </summary>
+    public bool IsFailStopped => State == NodeProcessState.Exited
+        && (NodeHostExitCodes.IsFailStop(run.ExitCode) || DiskMayFill && DiedOfLogPageFault());
+
+    /// <summary>
+    /// Set where the nemesis fills this node's disk: DotNext's WriteAheadLog maps its files over sparse space, so a
+    /// full disk faults the page it writes (SIGBUS), which .NET reports as a fatal AccessViolationException and an
+    /// abort (134). Elsewhere such a death is a crash the campaign reports.
+    /// </summary>
+    public bool DiskMayFill { get; set; }
+
+    /// <summary>How many times the supervisor started the node again after a fail-stop.</summary>
+    public int FailStopRestarts { get; private set; }
+
+    private bool DiedOfLogPageFault()
+    {
+        if (run.ExitCode != NodeHostExitCodes.Aborted || !File.Exists(run.ErrorPath))
+            return false;
+        var error = File.ReadAllText(run.ErrorPath);
+        return error.Contains("System.AccessViolationException", StringComparison.Ordinal)
+            && error.Contains("DotNext.Net.Cluster.Consensus.Raft.StateMachine.WriteAheadLog", StringComparison.Ordinal);
+    }
+
+    /// <summary>Throws <see cref="NodeProcessExitedException"/> if the node exited by itself other than as fail-stop.</summary>
     public void ThrowIfExited()
     {
-        if (State == NodeProcessState.Exited)
+        if (State == NodeProcessState.Exited && !IsFailStopped)
             throw new NodeProcessExitedException(Name, run.ExitCode, run.Tail());
+    }
+
+    /// <summary>As a supervisor (systemd, Kubernetes) does: starts a fail-stopped node again with the same command line. False if it was not fail-stopped.</summary>
+    public async Task<bool> RestartIfFailStoppedAsync()
+    {
+        await using var _ = await LockAsync();
+        if (!IsFailStopped)
+            return false;
+        run = await StartRunAsync(Name, Command, outputFolder, Runs + 1);
+        Runs++;
+        FailStopRestarts++;
+        return true;
     }
 
     /// <summary>The last lines the current run printed, for a campaign's failure message.</summary>
@@ -74,7 +113,8 @@ public sealed class NodeProcess : IProcessNemesis, IAsyncDisposable
         ThrowIfExited();
         if (killedByNemesis)
             throw new InvalidOperationException($"Node {Name} is already killed.");
-        await run.KillAsync();
+        if (!IsFailStopped)
+            await run.KillAsync();
         killedByNemesis = true;
         paused = false;
     }
@@ -83,6 +123,13 @@ public sealed class NodeProcess : IProcessNemesis, IAsyncDisposable
     public async Task PauseAsync()
     {
         await using var _ = await LockAsync();
+        if (IsFailStopped)
+        {
+            // Down already, which is at least as stopped as a pause; resuming it is a no-op (the supervisor restarts it).
+            paused = true;
+            return;
+        }
+
         ThrowIfNotRunning("pause");
         await run.StopAsync();
         ThrowIfExited();
@@ -96,7 +143,8 @@ public sealed class NodeProcess : IProcessNemesis, IAsyncDisposable
         ThrowIfExited();
         if (!paused)
             throw new InvalidOperationException($"Node {Name} is not paused ({State}).");
-        await run.ContinueAsync();
+        if (!run.HasExited)
+            await run.ContinueAsync(); // SIGCONT also to a run the supervisor started while the node was marked paused: harmless
         ThrowIfExited();
         paused = false;
     }

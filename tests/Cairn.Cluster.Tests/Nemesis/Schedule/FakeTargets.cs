@@ -5,7 +5,7 @@ namespace Cairn.Cluster.Tests.Nemesis.Schedule;
 /// leaves in force (a <see cref="FaultState"/> kept in cluster numbers). An operation a real node would refuse
 /// (killing a dead node, resuming a running one) throws, so a runner that mixed up its nodes fails the test.
 /// </summary>
-internal sealed class FakeTargets : INemesisTargets, INetworkNemesis
+internal sealed class FakeTargets : INemesisTargets, INetworkNemesis, IMembershipNemesis
 {
     private readonly Func<FakeTargets, int?> leader;
 
@@ -35,6 +35,22 @@ internal sealed class FakeTargets : INemesisTargets, INetworkNemesis
     public IProcessNemesis Process(int node) => new FakeProcess(this, node);
 
     public IDiskNemesis? Disk(int node) => new FakeDisk(this, node);
+
+    public IMembershipNemesis? Membership => this;
+
+    public Task RemoveAsync(int node) => Change(NemesisAction.Remove, node, !Faults.IsKilled(node) && !Faults.IsPaused(node) && !Faults.IsRemoved(node));
+
+    public Task AddFreshAsync(int node) => Change(NemesisAction.Add, node, Faults.IsRemoved(node));
+
+    public Task ReplaceAsync(int node) => Change(NemesisAction.Replace, node, Faults.IsKilled(node));
+
+    internal Task Change(NemesisAction action, int node, bool allowed)
+    {
+        if (!allowed)
+            throw new InvalidOperationException($"{action} on node {node}, which cannot take it");
+        Record($"{action.ToString().ToLowerInvariant()} {node}", new(0, action, node));
+        return Task.CompletedTask;
+    }
 
     public void Partition(IReadOnlyList<IReadOnlyList<int>> groups, LinkBehaviour? across = null)
     {
@@ -71,15 +87,9 @@ internal sealed class FakeTargets : INemesisTargets, INetworkNemesis
 
         public Task ResumeAsync() => Do(NemesisAction.Resume, targets.Faults.IsPaused(node));
 
-        private bool Alive => !targets.Faults.IsKilled(node) && !targets.Faults.IsPaused(node);
+        private bool Alive => !targets.Faults.IsKilled(node) && !targets.Faults.IsPaused(node) && !targets.Faults.IsRemoved(node);
 
-        private Task Do(NemesisAction action, bool allowed)
-        {
-            if (!allowed)
-                throw new InvalidOperationException($"{action} on node {node}, which cannot take it");
-            targets.Record($"{action.ToString().ToLowerInvariant()} {node}", new(0, action, node));
-            return Task.CompletedTask;
-        }
+        private Task Do(NemesisAction action, bool allowed) => targets.Change(action, node, allowed);
     }
 
     private sealed class FakeDisk(FakeTargets targets, int node) : IDiskNemesis

@@ -9,6 +9,7 @@ internal sealed class FaultState(int nodeCount)
     private readonly bool[] killed = new bool[nodeCount];
     private readonly bool[] paused = new bool[nodeCount];
     private readonly bool[] diskFull = new bool[nodeCount];
+    private readonly bool[] removed = new bool[nodeCount];
     private readonly HashSet<int> cutOff = [];
 
     public int NodeCount { get; } = nodeCount;
@@ -22,11 +23,22 @@ internal sealed class FaultState(int nodeCount)
 
     public bool IsDiskFull(int node) => diskFull[node];
 
+    /// <summary>The node's member was removed and no fresh one added in its place yet.</summary>
+    public bool IsRemoved(int node) => removed[node];
+
+    public bool AnyRemoved => removed.Contains(true);
+
+    /// <summary>Fresh nodes added so far (by <see cref="NemesisAction.Add"/> or <see cref="NemesisAction.Replace"/>).</summary>
+    public int FreshUsed { get; private set; }
+
+    /// <summary>Fresh nodes used or owed: each removed place will take one.</summary>
+    public int FreshCommitted => FreshUsed + removed.Count(r => r);
+
     /// <summary>
-    /// A node counts as faulted when its process is down or stopped, its disk is full, or the network fault in force
-    /// is on its side: a partition's minority, a one-way link's sender, a delayed pair's first node.
+    /// A node counts as faulted when its process is down or stopped, its disk is full, its place has no member, or the
+    /// network fault in force is on its side: a partition's minority, a one-way link's sender, a delayed pair's first node.
     /// </summary>
-    public bool IsFaulted(int node) => killed[node] || paused[node] || diskFull[node] || cutOff.Contains(node);
+    public bool IsFaulted(int node) => killed[node] || paused[node] || diskFull[node] || removed[node] || cutOff.Contains(node);
 
     public int FaultedCount => Enumerable.Range(0, NodeCount).Count(IsFaulted);
 
@@ -45,6 +57,9 @@ internal sealed class FaultState(int nodeCount)
             case NemesisAction.Partition: CutOff(e.Nodes); break;
             case NemesisAction.OneWay or NemesisAction.Delay: CutOff([e.Node]); break;
             case NemesisAction.Heal: cutOff.Clear(); NetworkFaulted = false; break;
+            case NemesisAction.Remove: removed[e.Node] = true; break;
+            case NemesisAction.Add: removed[e.Node] = false; FreshUsed++; break;
+            case NemesisAction.Replace: killed[e.Node] = false; FreshUsed++; break;
             default: throw new ArgumentOutOfRangeException(nameof(e), e.Action, "Not a nemesis action.");
         }
     }

@@ -20,6 +20,15 @@ public enum NemesisAction
     Heal,
     DiskFull,
     DiskFree,
+
+    /// <summary>The live member <see cref="NemesisEvent.Node"/> removed from the cluster; its place stays empty until an <see cref="Add"/>.</summary>
+    Remove,
+
+    /// <summary>A fresh node (new id, new folder) added in the empty place <see cref="NemesisEvent.Node"/>.</summary>
+    Add,
+
+    /// <summary>The dead (killed) member <see cref="NemesisEvent.Node"/> removed and a fresh node added in its place.</summary>
+    Replace,
 }
 
 /// <summary>Which node a fault wants, known only when it is applied: the schedule names a planned node, healthy, that the runner may trade for one with the wanted role.</summary>

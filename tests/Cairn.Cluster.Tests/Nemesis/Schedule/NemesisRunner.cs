@@ -105,10 +105,16 @@ public sealed class NemesisRunner
             case NemesisAction.OneWay: targets.Network.OneWay(Cluster(e.Node), Cluster(e.Other)); break;
             case NemesisAction.Delay: targets.Network.SetBoth(Cluster(e.Node), Cluster(e.Other), LinkBehaviour.Delayed(e.Delay)); break;
             case NemesisAction.Heal: targets.Network.Heal(); break;
+            case NemesisAction.Remove: return Membership().RemoveAsync(Cluster(e.Node));
+            case NemesisAction.Add: return Membership().AddFreshAsync(Cluster(e.Node));
+            case NemesisAction.Replace: return Membership().ReplaceAsync(Cluster(e.Node));
             default: throw new ArgumentOutOfRangeException(nameof(e), e.Action, "Not a nemesis action.");
         }
         return Task.CompletedTask;
     }
+
+    private IMembershipNemesis Membership()
+        => targets.Membership ?? throw new InvalidOperationException("The schedule changes the membership of a cluster whose membership is fixed (generate with FreshNodes = 0).");
 
     private IDiskNemesis Disk(int scheduleNode)
         => targets.Disk(Cluster(scheduleNode))

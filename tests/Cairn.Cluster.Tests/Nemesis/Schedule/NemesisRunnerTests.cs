@@ -11,7 +11,7 @@ public sealed class NemesisRunnerTests
     public async Task With_no_leader_known_the_runner_applies_each_event_to_its_planned_node_in_order()
     {
         using var dir = new TestDirectory("nemesis-runner");
-        var options = new NemesisScheduleOptions(5, 2, 150, Disks: true);
+        var options = new NemesisScheduleOptions(5, 2, 150, Disks: true) { FreshNodes = 10 };
         var schedule = NemesisScheduleGenerator.Generate(options, seed: 5);
         var targets = new FakeTargets(5, _ => null);
         var log = new NemesisEventLog(dir.File("nemesis.log"));
@@ -38,7 +38,7 @@ public sealed class NemesisRunnerTests
             from limit in Gen.Choose(1, (nodes - 1) / 2)
             from seed in Gen.Choose(int.MinValue, int.MaxValue)
             from unknownEvery in Gen.Choose(2, 5)
-            select (new NemesisScheduleOptions(nodes, limit, 120, Disks: true), seed, unknownEvery));
+            select (new NemesisScheduleOptions(nodes, limit, 120, Disks: true) { FreshNodes = 6 }, seed, unknownEvery));
         using var dir = new TestDirectory("nemesis-runner-roles");
         Check.One(Config.QuickThrowOnFailure.WithMaxTest(50), Prop.ForAll(cases, c => Replay(c.Item1, c.seed, c.unknownEvery, dir).GetAwaiter().GetResult()));
     }

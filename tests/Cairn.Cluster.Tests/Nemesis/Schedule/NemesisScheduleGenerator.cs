@@ -37,6 +37,7 @@ public static class NemesisScheduleGenerator
         var nodes = Enumerable.Range(0, state.NodeCount).ToList();
         closing.AddRange(nodes.Where(state.IsPaused).Select(node => new NemesisEvent(step++, NemesisAction.Resume, node)));
         closing.AddRange(nodes.Where(state.IsDiskFull).Select(node => new NemesisEvent(step++, NemesisAction.DiskFree, node)));
+        closing.AddRange(nodes.Where(state.IsRemoved).Select(node => new NemesisEvent(step++, NemesisAction.Add, node)));
         closing.AddRange(nodes.Where(state.IsKilled).Select(node => new NemesisEvent(step++, NemesisAction.Restart, node)));
         return closing;
     }
@@ -47,7 +48,7 @@ public static class NemesisScheduleGenerator
         var nodes = Enumerable.Range(0, state.NodeCount).ToList();
         // A fault may land on a node already faulted (the count stays) or on a healthy one while the limit allows.
         bool MayFault(int node) => state.IsFaulted(node) || state.FaultedCount < options.MaxFaultedNodes;
-        bool Alive(int node) => !state.IsKilled(node) && !state.IsPaused(node);
+        bool Alive(int node) => !state.IsKilled(node) && !state.IsPaused(node) && !state.IsRemoved(node);
         var makers = new List<Func<Random, NemesisEvent>>();
 
         void AddOn(List<int> targets, Func<Random, int, NemesisEvent> make)
@@ -64,6 +65,15 @@ public static class NemesisScheduleGenerator
         AddOn(faultable, (r, n) => new NemesisEvent(step, NemesisAction.Pause, n, Wanted: Role(r, n)));
         AddOn(nodes.Where(state.IsKilled).ToList(), (_, n) => new NemesisEvent(step, NemesisAction.Restart, n));
         AddOn(nodes.Where(state.IsPaused).ToList(), (_, n) => new NemesisEvent(step, NemesisAction.Resume, n));
+        // Membership changes only on a whole network, and none while a place is empty: a cluster short of a member
+        // has no margin for a link fault on top (a delayed pair would be its whole majority).
+        AddOn(nodes.Where(state.IsRemoved).ToList(), (_, n) => new NemesisEvent(step, NemesisAction.Add, n));
+        if (!state.NetworkFaulted && state.FreshCommitted < options.FreshNodes)
+        {
+            AddOn(faultable, (r, n) => new NemesisEvent(step, NemesisAction.Remove, n, Wanted: Role(r, n)));
+            AddOn(nodes.Where(state.IsKilled).ToList(), (_, n) => new NemesisEvent(step, NemesisAction.Replace, n));
+        }
+
         if (options.Disks)
         {
             AddOn(nodes.Where(n => !state.IsDiskFull(n) && MayFault(n)).ToList(), (_, n) => new NemesisEvent(step, NemesisAction.DiskFull, n));
@@ -75,6 +85,9 @@ public static class NemesisScheduleGenerator
             makers.Add(_ => new NemesisEvent(step, NemesisAction.Heal));
             return makers;
         }
+
+        if (state.AnyRemoved)
+            return makers;
 
         var minorities = MinoritiesOf[state.NodeCount].Where(m => nodes.Count(n => state.IsFaulted(n) || m.Contains(n)) <= options.MaxFaultedNodes).ToList();
         if (minorities.Count > 0)

@@ -13,6 +13,12 @@ public sealed record NemesisScheduleOptions(int NodeCount, int MaxFaultedNodes, 
     /// <summary>Link delays a schedule picks from: from a hiccup to past a typical Raft election timeout.</summary>
     public IReadOnlyList<TimeSpan> Delays { get; init; } = [TimeSpan.FromMilliseconds(5), TimeSpan.FromMilliseconds(50), TimeSpan.FromMilliseconds(200), TimeSpan.FromMilliseconds(1000)];
 
+    /// <summary>
+    /// Fresh nodes (new ids) the cluster can add: membership events (remove, add, replace) happen only while one is
+    /// left for each removed place; 0, the default, keeps the membership fixed.
+    /// </summary>
+    public int FreshNodes { get; init; }
+
     internal void Validate()
     {
         if (NodeCount < 2 || NodeCount > 9)
@@ -21,6 +27,8 @@ public sealed record NemesisScheduleOptions(int NodeCount, int MaxFaultedNodes, 
             throw new ArgumentOutOfRangeException(nameof(MaxFaultedNodes), MaxFaultedNodes, $"Between 1 and the {NodeCount} nodes.");
         if (Events < 0)
             throw new ArgumentOutOfRangeException(nameof(Events), Events, "Cannot be negative.");
+        if (FreshNodes < 0)
+            throw new ArgumentOutOfRangeException(nameof(FreshNodes), FreshNodes, "Cannot be negative.");
         if (Delays.Count == 0 || Delays.Any(d => d <= TimeSpan.Zero))
             throw new ArgumentException("Delays must be positive, and at least one.", nameof(Delays));
     }

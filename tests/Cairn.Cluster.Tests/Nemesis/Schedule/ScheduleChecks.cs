@@ -23,16 +23,20 @@ internal static class ScheduleChecks
             state.Apply(e);
             if (state.FaultedCount > options.MaxFaultedNodes)
                 Assert.Fail($"{state.FaultedCount} nodes faulted after {Where()}");
+            if (state.FreshUsed > options.FreshNodes)
+                Assert.Fail($"{state.FreshUsed} fresh nodes used of {options.FreshNodes} after {Where()}");
         }
         Assert.True(state.IsHealed, $"not healed at the end: [{string.Join("; ", schedule)}]");
         Assert.Equal(NemesisAction.Heal, schedule[options.Events].Action);
-        Assert.All(schedule.Skip(options.Events + 1), e => Assert.Contains(e.Action, new[] { NemesisAction.Resume, NemesisAction.DiskFree, NemesisAction.Restart }));
+        Assert.All(schedule.Skip(options.Events + 1), e => Assert.Contains(e.Action, new[] { NemesisAction.Resume, NemesisAction.DiskFree, NemesisAction.Add, NemesisAction.Restart }));
     }
 
     private static bool CanTake(FaultState state, NemesisEvent e, NemesisScheduleOptions options, bool closing)
     {
         bool Node(int n) => n >= 0 && n < options.NodeCount;
-        bool alive = Node(e.Node) && !state.IsKilled(e.Node) && !state.IsPaused(e.Node);
+        bool alive = Node(e.Node) && !state.IsKilled(e.Node) && !state.IsPaused(e.Node) && !state.IsRemoved(e.Node);
+        bool membershipMay = !state.NetworkFaulted && state.FreshCommitted < options.FreshNodes;
+        bool linksMay = !state.NetworkFaulted && !state.AnyRemoved;
         return e.Action switch
         {
             NemesisAction.Kill or NemesisAction.Pause => alive,
@@ -40,10 +44,13 @@ internal static class ScheduleChecks
             NemesisAction.Resume => state.IsPaused(e.Node),
             NemesisAction.DiskFull => options.Disks && Node(e.Node) && !state.IsDiskFull(e.Node),
             NemesisAction.DiskFree => options.Disks && state.IsDiskFull(e.Node),
-            NemesisAction.Partition => !state.NetworkFaulted && e.Nodes.Count > 0 && e.Nodes.Count * 2 < options.NodeCount
+            NemesisAction.Remove => alive && membershipMay,
+            NemesisAction.Add => Node(e.Node) && state.IsRemoved(e.Node),
+            NemesisAction.Replace => Node(e.Node) && state.IsKilled(e.Node) && membershipMay,
+            NemesisAction.Partition => linksMay && e.Nodes.Count > 0 && e.Nodes.Count * 2 < options.NodeCount
                 && e.Nodes.All(Node) && e.Nodes.Distinct().Count() == e.Nodes.Count && e.Node == e.Nodes[0],
-            NemesisAction.OneWay => !state.NetworkFaulted && Node(e.Node) && Node(e.Other) && e.Node != e.Other,
-            NemesisAction.Delay => !state.NetworkFaulted && Node(e.Node) && Node(e.Other) && e.Node != e.Other && options.Delays.Contains(e.Delay),
+            NemesisAction.OneWay => linksMay && Node(e.Node) && Node(e.Other) && e.Node != e.Other,
+            NemesisAction.Delay => linksMay && Node(e.Node) && Node(e.Other) && e.Node != e.Other && options.Delays.Contains(e.Delay),
             NemesisAction.Heal => state.NetworkFaulted || closing,
             _ => false,
         };

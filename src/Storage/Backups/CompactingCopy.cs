@@ -56,7 +56,10 @@ internal sealed unsafe class CompactingCopy(IPageAccess snapshot, string sourceP
             CopyTree(tree, directory: null);
         writer.Flush();
         if (writer.PagesWritten != start)
-            throw new InvalidOperationException($"the compacted copy wrote {writer.PagesWritten} pages, {start} were planned");
+            // The plan comes from the trees' own page counts: a walk that reaches another number of pages means the
+            // source's tree metadata disagrees with its pages.
+            throw new StorageFormatException(sourcePath, rootTree.RootPage * StorageConstants.PageSize,
+                $"the trees' page counts promise {start} pages in the compacted copy, their walk reached {writer.PagesWritten}");
         return start;
     }
 
@@ -129,7 +132,8 @@ internal sealed unsafe class CompactingCopy(IPageAccess snapshot, string sourceP
         {
             cancellation.ThrowIfCancellationRequested();
             if (next.Target != _output.PagesWritten)
-                throw new InvalidOperationException($"page {next.Source} was numbered {next.Target} but lands at {_output.PagesWritten}");
+                throw new StorageFormatException(sourcePath, next.Source * StorageConstants.PageSize,
+                    $"page {next.Source} reached past its tree's page count (numbered {next.Target}, lands at {_output.PagesWritten})");
             byte* source = snapshot.GetPage(next.Source);
             var flags = ((PageHeader*)source)->Flags;
             if (next.Overflow)

@@ -48,8 +48,7 @@ public sealed class MembershipTests
         foreach (var node in stopped)
             await cluster.StopAsync(node);
         int[] remaining = [.. everyone.Except(stopped)];
-        var newLeader = await cluster.LeaderOfAsync(remaining);
-        await WriteThenConvergeAsync(cluster, newLeader, remaining, "stop");
+        await WriteThenConvergeAsync(cluster, remaining, "stop");
         cluster.AssertConvergedAndVerified(remaining);
     }
 
@@ -130,7 +129,7 @@ public sealed class MembershipTests
         foreach (var node in members)
             await cluster.RestartAsync(node);
         leader = await cluster.LeaderOfAsync(members);
-        await WriteThenConvergeAsync(cluster, leader, members, "restart");
+        await WriteThenConvergeAsync(cluster, members, "restart");
         foreach (var node in members)
         {
             Assert.Equal(members, cluster.SlotsOf(cluster[node].Members));
@@ -145,7 +144,7 @@ public sealed class MembershipTests
         // nor take it back, and go on committing.
         await cluster.RestartAsync(dead);
         leader = await cluster.LeaderOfAsync(members);
-        await WriteThenConvergeAsync(cluster, leader, members, "comeback");
+        await WriteThenConvergeAsync(cluster, members, "comeback");
         Assert.False(cluster[dead].IsLeader);
         foreach (var node in members)
             Assert.Equal(members, cluster.SlotsOf(cluster[node].Members));
@@ -162,10 +161,14 @@ public sealed class MembershipTests
             () => $"node {joining} does not know it was added: {cluster.Describe()}");
     }
 
-    /// <summary>One write on <paramref name="leader"/>, then waits until every node of <paramref name="group"/> has applied it.</summary>
-    private static async Task WriteThenConvergeAsync(ClusterNodes cluster, int leader, int[] group, string value)
+    /// <summary>
+    /// One write through the leader of <paramref name="group"/>, then waits until every node of it has applied it. With
+    /// a bare majority alive a leader can lose its term to one missed heartbeat answer (docs/decisions.md, issue 28, F
+    /// membership): the write is asked again with the same id, as a client does, which applies it once.
+    /// </summary>
+    private static async Task WriteThenConvergeAsync(ClusterNodes cluster, int[] group, string value)
     {
-        var write = await cluster[leader].WriteAsync(new ClusterCommand(new OperationId(Guid.NewGuid(), 1), Tree,
+        var (write, _) = await LeaderWrites.WriteAsync(cluster, group, new ClusterCommand(new OperationId(Guid.NewGuid(), 1), Tree,
             [ClusterOperation.Put("after"u8.ToArray(), System.Text.Encoding.UTF8.GetBytes(value))]), Eventually.Deadline());
         await cluster.ConvergedAsync(group, write.LogIndex);
     }

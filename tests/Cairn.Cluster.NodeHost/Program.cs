@@ -2,10 +2,21 @@ using System.Net;
 using Cairn;
 using Cairn.Cluster;
 using Cairn.Cluster.NodeHost;
+using Microsoft.Extensions.Logging;
 
 // One cluster node for the process nemesis: started by the test with NodeHostArguments, killed, paused and restarted
 // by it, and ended by the end of its standard input (the test host gone) if nothing kills it first.
 var arguments = NodeHostArguments.Parse(args);
+// The node's own and its Raft member's logs on standard output, which the campaign keeps when it fails: a node that
+// stops electing or following says why there, with times to set beside the nemesis log.
+using var loggers = LoggerFactory.Create(logging => logging
+    .SetMinimumLevel(LogLevel.Information)
+    .AddSimpleConsole(console =>
+    {
+        console.SingleLine = true;
+        console.TimestampFormat = "HH:mm:ss.fff ";
+        console.UseUtcTimestamp = true;
+    }));
 using var dialler = new ProxyDialler(arguments);
 var options = new ClusterNodeOptions
 {
@@ -21,6 +32,7 @@ var options = new ClusterNodeOptions
     {
         // A SIGKILLed run's file lock can outlive it while the kernel tears its io_uring down; the restart waits for it.
         LockWaitTimeout = TimeSpan.FromMinutes(2),
+        LoggerFactory = loggers,
     },
 };
 ClusterNode node;
@@ -40,13 +52,12 @@ await using (node)
     await using var server = ClusterNodeServer.Start(node, new IPEndPoint(IPAddress.Loopback, arguments.ClientPort));
     await using var control = new ControlServer(node, arguments.ControlPort);
     Console.WriteLine($"node {arguments.Node} serving: raft {arguments.Self}, clients {server.EndPoint}, control port {arguments.ControlPort}");
-    var ended = await Task.WhenAny(Console.In.ReadToEndAsync(), node.Failure);
-    if (ended == node.Failure)
+    if (await HostEnd.WaitAsync(Console.In, node.Failure) is { } failure)
     {
         // Fail-stop: the process ends at once, as a crash would (nothing is closed on a failed environment), and the
         // test's supervisor, seeing this exit code, starts it again, which replays its log.
-        Console.WriteLine($"node {arguments.Node}: {node.Failure.Result.Message}");
-        Console.WriteLine(node.Failure.Result.Cause);
+        Console.WriteLine($"node {arguments.Node}: {failure.Message}");
+        Console.WriteLine(failure.Cause);
         Console.Out.Flush();
         Environment.Exit(NodeHostExitCodes.NodeFailed);
     }

@@ -162,8 +162,11 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
 
     private static RaftCluster.CustomTransportConfiguration Configure(ClusterNodeOptions options, IConnectionFactory dialler, MembershipStore membership)
     {
+        // The environment's logger takes the Raft member's logs too (elections, members unavailable, transport
+        // faults): one option, and a node's storage and consensus events in one place.
+        var loggers = options.Storage?.LoggerFactory ?? NullLoggerFactory.Instance;
         var listener = options.Listener
-            ?? new SocketTransportFactory(Options.Create(new SocketTransportOptions()), NullLoggerFactory.Instance);
+            ?? new SocketTransportFactory(Options.Create(new SocketTransportOptions()), loggers);
         return new RaftCluster.CustomTransportConfiguration(options.LocalEndPoint, listener, dialler)
         {
             // The membership is the store's: the founding members, or none for a node waiting to be added (it
@@ -172,6 +175,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
             ConfigurationStorage = membership,
             LowerElectionTimeout = options.LowerElectionTimeout,
             UpperElectionTimeout = options.UpperElectionTimeout,
+            LoggerFactory = loggers,
         };
     }
 }

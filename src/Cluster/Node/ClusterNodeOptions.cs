@@ -88,7 +88,8 @@ public sealed record ClusterNodeOptions
 
     /// <summary>
     /// Settings for the node's Cairn environment; its <see cref="StorageOptions.DirectoryPath"/> is replaced by the
-    /// node's <c>data/</c> folder. Null: Cairn's defaults (durable commits).
+    /// node's <c>data/</c> folder. Null: Cairn's defaults (durable commits). Its <see cref="StorageOptions.LoggerFactory"/>
+    /// also takes the node's Raft logs (elections, unavailable members, transport faults).
     /// </summary>
     public StorageOptions? Storage { get; init; }
 

@@ -73,16 +73,27 @@ internal static class BytePump
             {
                 ArrayPool<byte>.Shared.Return(buffer);
                 // The end of stream is held while the link drops, as a lost FIN is sent again after a heal.
-                await link.HoldEndWhileDroppingAsync(cancellation);
+                await link.HoldWhileDroppingAsync(0, cancellation);
                 return;
             }
 
-            var behaviour = link.Behaviour;
-            if (behaviour.Mode is LinkMode.Drop or LinkMode.Reset)
+            // Held, not thrown away: a TCP sender sends lost bytes again, so after a heal the stream goes on whole.
+            // Reading stops meanwhile, so the sender's socket buffers fill and its writes block, as with lost ACKs.
+            try
             {
-                // Under Reset the connection is being cut: what slipped in meanwhile is lost with it.
+                await link.HoldWhileDroppingAsync(length, cancellation);
+            }
+            catch
+            {
                 ArrayPool<byte>.Shared.Return(buffer);
-                link.CountDropped(length);
+                throw;
+            }
+
+            var behaviour = link.Behaviour;
+            if (behaviour.Mode is LinkMode.Reset)
+            {
+                // The connection is being cut: what slipped in meanwhile is lost with it.
+                ArrayPool<byte>.Shared.Return(buffer);
                 continue;
             }
 

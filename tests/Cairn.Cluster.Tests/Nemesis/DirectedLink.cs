@@ -11,7 +11,7 @@ public sealed class DirectedLink
     private LinkBehaviour behaviour = LinkBehaviour.Pass;
     private TaskCompletionSource notDropping = CompletedSignal();
     private long bytesForwarded;
-    private long bytesDropped;
+    private long bytesHeld;
     private int endsHeld;
 
     internal DirectedLink(int from, int to)
@@ -36,8 +36,11 @@ public sealed class DirectedLink
     /// <summary>Bytes let through to the receiving side so far (delayed bytes count once their delay is over).</summary>
     public long BytesForwarded => Interlocked.Read(ref bytesForwarded);
 
-    /// <summary>Bytes read from the sender and thrown away so far.</summary>
-    public long BytesDropped => Interlocked.Read(ref bytesDropped);
+    /// <summary>
+    /// Bytes read from the sender while the link dropped, so far: each was held back until the link passed again (and
+    /// then delivered in order) or its connection was cut.
+    /// </summary>
+    public long BytesHeld => Interlocked.Read(ref bytesHeld);
 
     /// <summary>Connections whose end of stream in this direction is held back now, because the link drops.</summary>
     public int EndsHeld => Volatile.Read(ref endsHeld);
@@ -59,28 +62,34 @@ public sealed class DirectedLink
         }
     }
 
-    /// <summary>Holds an end of stream until the link is not dropping (returns at once if it is not now).</summary>
-    internal async Task HoldEndWhileDroppingAsync(CancellationToken cancellation)
+    /// <summary>
+    /// Holds <paramref name="bytes"/> just read (or, when 0, the end of stream) until the link is not dropping:
+    /// returns at once if it is not now. TCP never loses bytes from the middle of a live connection: a sender keeps
+    /// what was not acknowledged and sends it again, so a dropping link delays a stream, it does not cut holes in it.
+    /// </summary>
+    internal async Task HoldWhileDroppingAsync(int bytes, CancellationToken cancellation)
     {
         Task released;
         lock (gate)
             released = notDropping.Task;
         if (released.IsCompleted)
             return;
-        Interlocked.Increment(ref endsHeld);
+        if (bytes == 0)
+            Interlocked.Increment(ref endsHeld);
+        else
+            Interlocked.Add(ref bytesHeld, bytes);
         try
         {
             await released.WaitAsync(cancellation);
         }
         finally
         {
-            Interlocked.Decrement(ref endsHeld);
+            if (bytes == 0)
+                Interlocked.Decrement(ref endsHeld);
         }
     }
 
     internal void CountForwarded(int count) => Interlocked.Add(ref bytesForwarded, count);
-
-    internal void CountDropped(int count) => Interlocked.Add(ref bytesDropped, count);
 
     public override string ToString() => $"{From}->{To}: {Behaviour}";
 

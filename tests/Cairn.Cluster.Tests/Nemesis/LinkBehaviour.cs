@@ -7,9 +7,10 @@ public enum LinkMode
     Pass,
 
     /// <summary>
-    /// Bytes are read and thrown away while the connection stays open: a silent partition. The sender's writes
-    /// succeed and nothing arrives; an end of stream waits until the link stops dropping, as a lost FIN would be
-    /// sent again once the network heals.
+    /// The link's packets are lost while the connection stays open: a silent partition. Nothing arrives; as TCP
+    /// sends what was not acknowledged again, the bytes (and an end of stream) are held and arrive in order once
+    /// the link stops dropping, unless their connection was closed or cut meanwhile. The sender's first writes
+    /// succeed (into its socket buffers) and later ones block.
     /// </summary>
     Drop,
 

@@ -26,24 +26,26 @@ public sealed class NemesisNetworkTests
     }
 
     [Fact]
-    public async Task Drop_swallows_bytes_and_keeps_the_connection_then_passes_again()
+    public async Task Drop_holds_bytes_and_keeps_the_connection_then_delivers_them_in_order_after_the_heal()
     {
         await using var nodes = new PlainSocketNodes(2);
         var network = nodes.Network;
         var (dialler, accepted) = await nodes.ConnectAsync(0, 1);
 
         network.Set(0, 1, LinkBehaviour.Drop);
-        await SendDroppedAsync(dialler, "lost bytes", network.Link(0, 1));
+        await SendHeldAsync(dialler, "late bytes", network.Link(0, 1));
+        // Held by the proxy, so nothing can be waiting at node 1: a zero-time poll is exact here.
+        Assert.False(accepted.Poll(0, SelectMode.SelectRead), "node 1 got bytes while the link dropped");
 
         // The connection is still there, and the other direction still passes.
         await SendAsync(accepted, "back");
         Assert.Equal("back", await ReceiveTextAsync(dialler, 4));
 
         network.Set(0, 1, LinkBehaviour.Pass);
-        await SendAsync(dialler, "kept");
-        // The first bytes node 1 ever sees are the ones sent after the heal: the dropped ones are gone.
-        Assert.Equal("kept", await ReceiveTextAsync(accepted, 4));
-        Assert.Equal(4, network.Link(0, 1).BytesForwarded);
+        await SendAsync(dialler, "+kept");
+        // A TCP stream has no holes: what was sent while the link dropped comes first, then the rest.
+        Assert.Equal("late bytes+kept", await ReceiveTextAsync(accepted, 15));
+        Assert.Equal(15, network.Link(0, 1).BytesForwarded);
     }
 
     [Fact]
@@ -54,11 +56,8 @@ public sealed class NemesisNetworkTests
         var (dialler, accepted) = await nodes.ConnectAsync(0, 1);
 
         network.Set(0, 1, LinkBehaviour.Drop);
-        await SendAsync(dialler, "x");
         dialler.Shutdown(SocketShutdown.Send);
         await Eventually.HoldsAsync(() => network.Link(0, 1).EndsHeld == 1, () => "the end of stream is not held");
-        Assert.Equal(1, network.Link(0, 1).BytesDropped);
-        // Held by the proxy, so nothing (no byte, no end) can be waiting at node 1: a zero-time poll is exact here.
         Assert.False(accepted.Poll(0, SelectMode.SelectRead), "node 1 saw the end of stream while the link dropped");
 
         network.Set(0, 1, LinkBehaviour.Pass);
@@ -122,7 +121,7 @@ public sealed class NemesisNetworkTests
     }
 
     [Fact]
-    public async Task One_way_drops_one_direction_only_on_connections_either_node_dials()
+    public async Task One_way_holds_one_direction_only_on_connections_either_node_dials()
     {
         await using var nodes = new PlainSocketNodes(2);
         var network = nodes.Network;
@@ -131,21 +130,21 @@ public sealed class NemesisNetworkTests
 
         network.OneWay(0, 1);
 
-        // Node 0's requests on its own connection, and its replies on node 1's, are dropped...
-        await SendDroppedAsync(fromZero, "request", network.Link(0, 1));
-        await SendDroppedAsync(atZero, "reply", network.Link(0, 1));
+        // Node 0's requests on its own connection, and its replies on node 1's, are held...
+        await SendHeldAsync(fromZero, "request", network.Link(0, 1));
+        await SendHeldAsync(atZero, "reply", network.Link(0, 1));
         // ...while node 1's bytes reach node 0 on both.
         await SendAsync(atOne, "pong");
         Assert.Equal("pong", await ReceiveTextAsync(fromZero, 4));
         await SendAsync(fromOne, "ping");
         Assert.Equal("ping", await ReceiveTextAsync(atZero, 4));
-        Assert.Equal(0, network.Link(1, 0).BytesDropped);
+        Assert.Equal(0, network.Link(1, 0).BytesHeld);
 
         network.Heal();
         await SendAsync(fromZero, "healed");
-        Assert.Equal("healed", await ReceiveTextAsync(atOne, 6));
+        Assert.Equal("requesthealed", await ReceiveTextAsync(atOne, 13));
         await SendAsync(atZero, "healed");
-        Assert.Equal("healed", await ReceiveTextAsync(fromOne, 6));
+        Assert.Equal("replyhealed", await ReceiveTextAsync(fromOne, 11));
     }
 
     [Fact]
@@ -197,7 +196,7 @@ public sealed class NemesisNetworkTests
         // One direction dropping and one delayed: their pumps are waiting when the network goes.
         network.Set(0, 1, LinkBehaviour.Drop);
         network.Set(2, 1, LinkBehaviour.Delayed(TimeSpan.FromMinutes(10)));
-        await SendDroppedAsync(ends[0], "dropped", network.Link(0, 1));
+        await SendHeldAsync(ends[0], "held", network.Link(0, 1));
         await SendAsync(ends[10], "late"); // node 2's end of its connection to node 1
         await Eventually.HoldsAsync(() => network.LiveConnections == 6, () => $"{network.LiveConnections} of 6 connections registered");
 
@@ -231,14 +230,14 @@ public sealed class NemesisNetworkTests
         Assert.Throws<ArgumentOutOfRangeException>(() => LinkBehaviour.Delayed(TimeSpan.Zero));
     }
 
-    /// <summary>Sends <paramref name="text"/> into a dropping link and waits until the proxy has thrown it away.</summary>
-    private static async Task SendDroppedAsync(Socket socket, string text, DirectedLink link)
+    /// <summary>Sends <paramref name="text"/> into a dropping link and waits until the proxy holds all of it.</summary>
+    private static async Task SendHeldAsync(Socket socket, string text, DirectedLink link)
     {
-        var droppedBefore = link.BytesDropped;
+        var heldBefore = link.BytesHeld;
         await SendAsync(socket, text);
         await Eventually.HoldsAsync(
-            () => link.BytesDropped == droppedBefore + text.Length,
-            () => $"{link}: {link.BytesDropped - droppedBefore} of the {text.Length} bytes sent were dropped");
+            () => link.BytesHeld == heldBefore + text.Length,
+            () => $"{link}: {link.BytesHeld - heldBefore} of the {text.Length} bytes sent are held");
     }
 
     private static async Task SendNumberAsync(Socket socket, int number)

@@ -35,8 +35,8 @@ public sealed class RaftThroughNemesisTests
         Assert.NotEqual(oldLeader, newLeader);
         if (cut == LinkMode.Drop)
         {
-            Assert.True(raft.Network.Link(oldLeader, others[0]).BytesDropped + raft.Network.Link(oldLeader, others[1]).BytesDropped > 0,
-                "the cut-off leader's bytes were never dropped: its traffic did not go through the proxies");
+            Assert.True(raft.Network.Link(oldLeader, others[0]).BytesHeld + raft.Network.Link(oldLeader, others[1]).BytesHeld > 0,
+                "the cut-off leader's bytes were never held: its traffic did not go through the proxies");
         }
 
         raft.Network.Heal();

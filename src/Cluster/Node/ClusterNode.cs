@@ -104,7 +104,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
         {
             var stateMachine = new CairnStateMachine(environment, options.SessionCapacity, options.SnapshotInterval,
                 new SnapshotInstaller(folders, environment, Open));
-            var applier = new FailStopStateMachine(stateMachine);
+            var applier = new FailStopStateMachine(stateMachine, () => environment.HoldsEnvironment);
             // DotNext 6.12 checkpoints and flushes on every commit (its FlushInterval and FlushOnCommit are obsolete and
             // fixed); FlushingRaftLog also flushes what a follower appends before it answers, so a committed entry is
             // on a majority's disks.

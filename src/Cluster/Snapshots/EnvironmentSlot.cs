@@ -27,6 +27,19 @@ internal sealed class EnvironmentSlot
         }
     }
 
+    /// <summary>
+    /// False once a replacement could neither open the new environment nor reopen the old one, or the slot was closed:
+    /// the node has no environment to go on with. True during a replacement, which ends with one or the other.
+    /// </summary>
+    public bool HoldsEnvironment
+    {
+        get
+        {
+            lock (gate)
+                return failure is null;
+        }
+    }
+
     /// <summary>A read transaction on the environment now (waits out a replacement).</summary>
     public ReadTransaction BeginRead()
     {

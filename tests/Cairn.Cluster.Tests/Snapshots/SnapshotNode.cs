@@ -28,6 +28,9 @@ internal sealed class SnapshotNode : IAsyncDisposable
     /// <summary>How many times the installer opened an environment.</summary>
     public int InstallerOpens { get; private set; }
 
+    /// <summary>Set, the installer's opens (the new environment's, and the old one's on rollback) fail as a broken disk would.</summary>
+    public bool InstallerOpensFail { get; set; }
+
     public string Directory { get; }
 
     public NodeFolders Folders { get; }
@@ -41,7 +44,7 @@ internal sealed class SnapshotNode : IAsyncDisposable
     private StorageEnvironment CountedOpen(string path)
     {
         InstallerOpens++;
-        return Open(path);
+        return InstallerOpensFail ? throw new IOException($"Opening {path} failed (a test's broken disk).") : Open(path);
     }
 
     /// <summary>Applies entries <paramref name="first"/>..<paramref name="last"/> of term 1, each one client write putting key i.</summary>

@@ -10,7 +10,7 @@ namespace Cairn.TestChild;
 /// <c>compact-stream</c>. At the progress report PAUSE names it prints "paused" and blocks until standard input
 /// closes, the writers still committing: the leak tests kill it there. PAUSE is <c>first</c> (the first report) or
 /// <c>complete:N</c> (the N-th report whose bytes done reach the total: the end of one copy phase; a compacting
-/// backup has two for a directory, the plain copy and the compaction, and three for a stream). If the backup ends
+/// backup has one for a directory, the compacted copy, and two for a stream, that copy then streamed). If the backup ends
 /// without reaching PAUSE it prints "finished" instead.
 /// </summary>
 public static class BackupUntilCommand

@@ -42,6 +42,8 @@ public static class BackupRun
             output.WriteLine($"LMDB: {LmdbPeer.Describe(lmdb)}");
             if (!args.Contains("--writers-only"))
                 CompareCopies(env, lmdb, cairnDir, root, rounds, output);
+            if (args.Contains("--copies-only"))
+                return 0;
             int against = Array.IndexOf(args, "--writers-against");
             var stand = against >= 0 && against + 1 < args.Length ? args[against + 1]
                 : args.Contains("--writers-backup-to-null") ? "null" : "backup";

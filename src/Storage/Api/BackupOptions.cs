@@ -4,30 +4,24 @@ namespace Cairn;
 public sealed class BackupOptions
 {
     /// <summary>
-    /// Copy only the pages in use: the copy is rebuilt tree by tree into a new data file, so free space is
-    /// left behind and the file is smaller (docs/design.md, "Backup and restore"). Slower than a plain backup.
-    /// Default: false, a plain copy.
+    /// Copy only the pages in use: the pages every tree reaches in one read snapshot are copied as they are into a new
+    /// data file, numbered densely, so free space is left behind and the file is smaller (docs/design.md, "Backup and
+    /// restore"). Default: false, a plain copy.
     /// </summary>
     /// <remarks>
     /// <para>
-    /// A compacting backup first makes a plain backup into a hidden work folder and compacts from there, so it needs
-    /// free disk space for, at its peak, that intermediate plain copy and the compacted copy together:
+    /// Writers go on during the copy; the snapshot keeps the page versions it reads until the copy ends, as any read
+    /// transaction does. The copy is a new environment (an id of its own) with no journal. Disk space: the compacted
+    /// copy, the size of the pages in use (<see cref="EnvironmentInfo.PagesInUse"/> pages of 8 KiB).
     /// </para>
-    /// <list type="bullet">
-    /// <item>the plain copy is as large as this environment's data file (free pages included) plus the journals
-    /// not yet synced when it starts and those written while it runs;</item>
-    /// <item>the compacted copy is about the size of the pages in use (<see cref="EnvironmentInfo.PagesInUse"/>
-    /// pages of 8 KiB) plus the free space its data file grows ahead by.</item>
-    /// </list>
     /// <para>
-    /// Where: for a directory destination <c>DEST</c>, the work folder is <c>.{name of DEST}.compact-{id}</c> in
-    /// the destination's parent folder (the same file system as the destination), and the compacted copy is built
-    /// beside it in <c>.{name of DEST}.staging-{id}</c> and renamed to <c>DEST</c>. For a stream, the work folder is
-    /// <c>.{name of the environment's folder}.compact-{id}</c> in the parent folder of this environment's folder,
-    /// and holds both copies; the compacted one is then streamed. The work folder is deleted when the backup ends,
-    /// cancelled or failed. One left by a killed process (each such folder has a sibling <c>.lock</c> file its
-    /// owner holds) is deleted by the next backup, restore or compaction into the same destination, or the next
-    /// backup of this environment; a running backup's folders are never touched.
+    /// Where: for a directory destination <c>DEST</c>, the copy is built in <c>.{name of DEST}.staging-{id}</c> in the
+    /// destination's parent folder and renamed to <c>DEST</c>. For a stream, it is built in a work folder
+    /// <c>.{name of the environment's folder}.compact-{id}</c> in the parent folder of this environment's folder, then
+    /// streamed. The folder is deleted when the backup ends, cancelled or failed. One left by a killed process (each
+    /// such folder has a sibling <c>.lock</c> file its owner holds) is deleted by the next backup, restore or
+    /// compaction into the same destination, or the next backup of this environment; a running backup's folders are
+    /// never touched.
     /// </para>
     /// </remarks>
     public bool Compact { get; init; }

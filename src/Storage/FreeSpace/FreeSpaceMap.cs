@@ -37,6 +37,23 @@ internal sealed unsafe class FreeSpaceMap
         ((long*)(directory + SectionListOffset))[0] = sectionPage;
     }
 
+    /// <summary>
+    /// Writes the directory of a map whose <paramref name="sectionCount"/> sections lie on consecutive pages from
+    /// <paramref name="firstSectionPage"/> (each made by <see cref="InitializeSection"/>): a compacted file, where every
+    /// page below the high-water mark is in use, so no bit is set.
+    /// </summary>
+    public static void FormatDenseDirectory(byte* directory, long directoryPage, long firstSectionPage, int sectionCount)
+    {
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(sectionCount, MaxSections);
+        InitializePage(directory, directoryPage, PageFlags.FreeSpaceDirectory);
+        *(int*)(directory + SectionCountOffset) = sectionCount;
+        for (int s = 0; s < sectionCount; s++)
+            ((long*)(directory + SectionListOffset))[s] = firstSectionPage + s;
+    }
+
+    /// <summary>Makes a zeroed page a bitmap section with nothing free.</summary>
+    public static void InitializeSection(byte* section, long sectionPage) => InitializePage(section, sectionPage, PageFlags.FreeSpaceBitmap);
+
     /// <summary>The map of a file being formatted: nothing is free yet.</summary>
     public static FreeSpaceMap CreateEmpty(long directoryPage) => new(directoryPage);
 

@@ -20,43 +20,64 @@ public sealed partial class ClusterNode
     /// (<see cref="ClusterNodeOptions.Members"/> empty), on this node, which must lead. DotNext's Raft first brings it
     /// up to date through the log, over a few warm-up rounds, while it does not vote; then it commits the
     /// configuration naming it, from which point it votes and counts in every majority. Writes go on throughout.
+    /// While DotNext refuses because the node did not catch up within its rounds (nothing changed; a snapshot install
+    /// can outlast them), this asks again, a few times over several seconds, before it reports the refusal. When this
+    /// node loses its leadership during the change, it waits for a later term's commit to learn whether the change
+    /// committed, then returns, asks again if it leads again, or throws <see cref="NotClusterLeaderException"/>.
     /// </summary>
-    /// <exception cref="NotClusterLeaderException">This node does not lead; nothing changed.</exception>
+    /// <exception cref="NotClusterLeaderException">This node does not lead (or no longer does); nothing changed: ask the leader.</exception>
     /// <exception cref="MemberIdInUseException">The id is a member, or was removed: it is never used twice.</exception>
     /// <exception cref="MembershipChangeException">Not completed; <see cref="MembershipChangeException.OutcomeKnown"/> says whether it may still commit.</exception>
     public async Task AddMemberAsync(EndPoint id, CancellationToken cancellationToken = default)
     {
         MembershipCodec.CheckEncodable(id);
-        await SettleMembershipAsync(cancellationToken).ConfigureAwait(false);
-        var configuration = membership.Current;
-        if (configuration.Members.Contains(id) || configuration.Retired.Contains(id))
-            throw new MemberIdInUseException(id, wasRemoved: configuration.Retired.Contains(id));
-        if (!await ChangeAsync(id, raft.AddMemberAsync, done => done.Members.Contains(id), cancellationToken).ConfigureAwait(false))
+        for (var attempt = 1; ; attempt++)
         {
-            throw new MembershipChangeException(id,
-                "it did not catch up with the log within the warm-up rounds, or refused the leader's entries; nothing changed", outcomeKnown: true);
+            await SettleMembershipAsync(cancellationToken).ConfigureAwait(false);
+            var configuration = membership.Current;
+            if (configuration.Members.Contains(id) || configuration.Retired.Contains(id))
+                throw new MemberIdInUseException(id, wasRemoved: configuration.Retired.Contains(id));
+            if (await ChangeOnceAsync(id, raft.AddMemberAsync, done => done.Members.Contains(id), cancellationToken).ConfigureAwait(false) is ChangeOutcome.Committed)
+                return;
+            afterRefusedAdd?.Invoke(attempt);
+            if (!await PauseBeforeAskingAgainAsync(attempt, cancellationToken).ConfigureAwait(false))
+            {
+                throw new MembershipChangeException(id,
+                    $"it did not catch up with the log within the warm-up rounds of {attempt} attempts, or refused the leader's entries; nothing changed",
+                    outcomeKnown: true);
+            }
         }
     }
 
     /// <summary>
     /// Removes the member at <paramref name="id"/> (this node itself included: it steps down once the configuration
     /// without it commits, and another member is elected) on this node, which must lead; the id is retired for good.
-    /// A dead member is removed the same way. Removing an id already removed does nothing.
+    /// A dead member is removed the same way. Removing an id already removed does nothing. When this node loses its
+    /// leadership during the change, it waits for a later term's commit to learn whether the change committed, then
+    /// returns, asks again if it leads again, or throws <see cref="NotClusterLeaderException"/>.
     /// </summary>
-    /// <exception cref="NotClusterLeaderException">This node does not lead; nothing changed.</exception>
+    /// <exception cref="NotClusterLeaderException">This node does not lead (or no longer does); nothing changed: ask the leader.</exception>
     /// <exception cref="UnknownClusterMemberException">The id is not a member and never was.</exception>
     /// <exception cref="MembershipChangeException">Not completed; <see cref="MembershipChangeException.OutcomeKnown"/> says whether it may still commit.</exception>
     public async Task RemoveMemberAsync(EndPoint id, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(id);
-        await SettleMembershipAsync(cancellationToken).ConfigureAwait(false);
-        var configuration = membership.Current;
-        if (configuration.Retired.Contains(id))
-            return;
-        if (!configuration.Members.Contains(id))
-            throw new UnknownClusterMemberException(id);
-        if (!await ChangeAsync(id, raft.RemoveMemberAsync, done => done.Retired.Contains(id), cancellationToken).ConfigureAwait(false))
-            throw new MembershipChangeException(id, "the configuration without it was not committed; nothing changed", outcomeKnown: true);
+        for (var attempt = 1; ; attempt++)
+        {
+            await SettleMembershipAsync(cancellationToken).ConfigureAwait(false);
+            var configuration = membership.Current;
+            if (configuration.Retired.Contains(id))
+                return;
+            if (!configuration.Members.Contains(id))
+                throw new UnknownClusterMemberException(id);
+            var outcome = await ChangeOnceAsync(id, raft.RemoveMemberAsync, done => done.Retired.Contains(id), cancellationToken).ConfigureAwait(false);
+            if (outcome is ChangeOutcome.Committed)
+                return;
+            if (outcome is ChangeOutcome.Refused)
+                throw new MembershipChangeException(id, "the configuration without it was not committed; nothing changed", outcomeKnown: true);
+            if (!await PauseBeforeAskingAgainAsync(attempt, cancellationToken).ConfigureAwait(false))
+                throw new MembershipChangeException(id, $"node {LocalEndPoint} lost its leadership in each of {attempt} attempts; nothing changed", outcomeKnown: true);
+        }
     }
 
     /// <summary>
@@ -76,36 +97,6 @@ public sealed partial class ClusterNode
         catch (NotLeaderException)
         {
             throw new NotClusterLeaderException(LocalEndPoint, Leader);
-        }
-    }
-
-    /// <summary>
-    /// Runs DotNext's change. When the leadership ends during it, the change is done if this node has applied a
-    /// configuration where <paramref name="done"/> holds: a leader removing itself steps down as soon as it applies
-    /// the configuration without it, which can end DotNext's wait for that same apply.
-    /// </summary>
-    private async Task<bool> ChangeAsync(EndPoint id, Func<EndPoint, CancellationToken, Task<bool>> change,
-        Func<MemberConfiguration, bool> done, CancellationToken cancellationToken)
-    {
-        try
-        {
-            return await change(id, cancellationToken).ConfigureAwait(false);
-        }
-        catch (RaftCluster.ConcurrentMembershipModificationException e)
-        {
-            throw new MembershipChangeException(id, "another membership change is under way on this leader; nothing changed", outcomeKnown: true, e);
-        }
-        catch (NotLeaderException) when (done(membership.Current))
-        {
-            return true;
-        }
-        catch (NotLeaderException e)
-        {
-            throw new MembershipChangeException(id, $"node {LocalEndPoint} lost its leadership during the change", outcomeKnown: false, e);
-        }
-        catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)
-        {
-            throw new MembershipChangeException(id, $"node {LocalEndPoint} stopped during the change", outcomeKnown: false, e);
         }
     }
 }

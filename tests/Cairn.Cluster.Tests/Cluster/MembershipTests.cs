@@ -101,8 +101,7 @@ public sealed class MembershipTests
         await cluster.StopAsync(dead);
         await load.ProgressAsync(5);
         int[] survivors = [.. founders.Except([dead])];
-        leader = await cluster.LeaderOfAsync(survivors);
-        await cluster[leader].RemoveMemberAsync(cluster.Address(dead), Eventually.Deadline());
+        await ThroughLeader.ChangeAsync(cluster, survivors, node => node.RemoveMemberAsync(cluster.Address(dead), Eventually.Deadline()));
         await cluster.StartJoiningAsync(3);
         await AddThroughLeaderAsync(cluster, survivors, 3);
         await load.ProgressAsync(5);
@@ -154,8 +153,7 @@ public sealed class MembershipTests
     /// <summary>The leader of <paramref name="members"/> adds <paramref name="joining"/>; it then knows itself a member.</summary>
     private static async Task AddThroughLeaderAsync(ClusterNodes cluster, int[] members, int joining)
     {
-        var leader = await cluster.LeaderOfAsync(members);
-        await cluster[leader].AddMemberAsync(cluster.Address(joining), Eventually.Deadline());
+        var leader = await ThroughLeader.ChangeAsync(cluster, members, node => node.AddMemberAsync(cluster.Address(joining), Eventually.Deadline()));
         Assert.Contains(cluster.Address(joining), cluster[leader].Members);
         await Eventually.HoldsAsync(() => cluster[joining].Members.Contains(cluster.Address(joining)),
             () => $"node {joining} does not know it was added: {cluster.Describe()}");

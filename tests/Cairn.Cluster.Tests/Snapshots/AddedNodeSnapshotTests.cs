@@ -51,30 +51,11 @@ public sealed class AddedNodeSnapshotTests
     }
 
     /// <summary>
-    /// Adds node 3 through whichever founder leads, asking again as an operator would while the change is refused
-    /// with nothing changed: on a loaded machine the install can outlast DotNext's warm-up rounds, and the node goes
-    /// on catching up between attempts. Returns the leader that committed it.
+    /// Adds node 3 through whichever founder leads. The install can outlast DotNext's warm-up rounds on a loaded
+    /// machine: the engine asks again itself while the refusal says nothing changed. Returns the leader that committed it.
     /// </summary>
-    private static async Task<int> AddAsync(ClusterNodes cluster, CancellationToken deadline)
-    {
-        while (true)
-        {
-            var leader = await cluster.LeaderOfAsync(Founders);
-            try
-            {
-                await cluster[leader].AddMemberAsync(cluster.Address(3), deadline);
-                return leader;
-            }
-            catch (MembershipChangeException) when (!deadline.IsCancellationRequested)
-            {
-                // Nothing changed, or (outcome unknown) perhaps committed: the next attempt adds it or says it is in use.
-            }
-            catch (MemberIdInUseException e) when (!e.WasRemoved)
-            {
-                return await cluster.LeaderOfAsync(Founders); // an earlier attempt whose outcome was unknown committed
-            }
-        }
-    }
+    private static Task<int> AddAsync(ClusterNodes cluster, CancellationToken deadline)
+        => ThroughLeader.ChangeAsync(cluster, Founders, node => node.AddMemberAsync(cluster.Address(3), deadline));
 
     private static byte[] Key(int i) => BitConverter.GetBytes(i);
 

@@ -18,21 +18,18 @@ public sealed class JournalGroupWritesSentTests
         JournalGroupHarness.Commit(group.Root, 1);
         Assert.Equal((1L, 1L), group.Group.WritesSent);
 
-        using var secondWriteHeld = new ManualResetEventSlim();
-        int writes = 0;
-        group.Group.ForTestingPurposesOnly().WriteStarting = _ =>
+        using (var held = HeldFirstWrite.Hold(group.Group))
         {
-            if (Interlocked.Increment(ref writes) == 1)
-                secondWriteHeld.Wait();
-        };
-        var holder = Task.Run(() => JournalGroupHarness.Commit(group.Root, 2));
-        Assert.True(SpinWait.SpinUntil(() => Volatile.Read(ref writes) == 1, TimeSpan.FromMinutes(1)));
-        // The branch's commit finds one writer at work and a limit of two: it writes at once, beside the held write.
-        await Task.Run(() => JournalGroupHarness.Commit(group.Branch(0), 1)).WaitAsync(TimeSpan.FromMinutes(1));
-        secondWriteHeld.Set();
-        await holder.WaitAsync(TimeSpan.FromMinutes(1));
+            var holder = Task.Run(() => JournalGroupHarness.Commit(group.Root, 2));
+            Assert.True(held.Started.Wait(TimeSpan.FromMinutes(1)));
+            // The branch's commit finds one writer at work and a limit of two: it writes at once, beside the held write.
+            await Task.Run(() => JournalGroupHarness.Commit(group.Branch(0), 1)).WaitAsync(TimeSpan.FromMinutes(1));
+            held.Release.Set();
+            await holder.WaitAsync(TimeSpan.FromMinutes(1));
+            lock (held.Batches)
+                Assert.Equal([1, 1], held.Batches);
+        }
 
-        Assert.Equal(2, Volatile.Read(ref writes));
         Assert.Equal((3L, 1L + 1L + 2L), group.Group.WritesSent);
     }
 }

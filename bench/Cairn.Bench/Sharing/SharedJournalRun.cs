@@ -12,7 +12,8 @@ namespace Cairn.Bench.Sharing;
 /// round in turn, the order rotating, so the disk's slow and fast phases fall on all of them alike. Each
 /// environment has <c>callers</c> threads, each committing one 100-byte put per <c>BeginWrite</c>/<c>Commit</c>.
 /// Reported per case: commits per second, p50/p99 commit latency of the root and of the branches, and
-/// journal writes: commits per durable journal write and write system calls per journal write.
+/// journal writes: commits per durable journal write and write system calls per journal write; with a group, the
+/// limit of writes in flight it learnt and how many of its writes were on the device as each started, on average.
 /// </summary>
 public static class SharedJournalRun
 {
@@ -87,15 +88,15 @@ public static class SharedJournalRun
 
     private static void Report(List<Case> cases, TextWriter output)
     {
-        output.WriteLine("| case | callers/env | commits/s | vs separate | root p50 µs | root p99 µs | branch p50 µs | branch p99 µs | commits waiting | commits per journal write | write syscalls per journal write | in-flight limit | CPU µs per commit | CPU busy |");
-        output.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        output.WriteLine("| case | callers/env | commits/s | vs separate | root p50 µs | root p99 µs | branch p50 µs | branch p99 µs | commits waiting | commits per journal write | write syscalls per journal write | in-flight limit | writes on the device | CPU µs per commit | CPU busy |");
+        output.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         foreach (var c in cases)
         {
             var separate = cases.First(o => o.Callers == c.Callers && o.Setup == JournalGroupSetup.Separate);
             output.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"| {c.Name} | {c.Callers} | {c.Rate:F0} | {(c.Setup == JournalGroupSetup.RootAlone ? "-" : (c.Rate / separate.Rate).ToString("F2", CultureInfo.InvariantCulture))} | " +
                 $"{c.RootLatency(0.50):F0} | {c.RootLatency(0.99):F0} | {c.BranchLatency(0.50)} | {c.BranchLatency(0.99)} | " +
-                $"{c.CommitsWaiting} | {c.CommitsPerJournalWrite:F2} | {c.SyscallsPerJournalWrite:F2} | {c.InFlightLimit} | {c.CpuMicrosPerCommit:F0} | {c.CpuUtilization:P0} |"));
+                $"{c.CommitsWaiting} | {c.CommitsPerJournalWrite:F2} | {c.SyscallsPerJournalWrite:F2} | {c.InFlightLimit} | {c.WritesOnDevice} | {c.CpuMicrosPerCommit:F0} | {c.CpuUtilization:P0} |"));
         }
         foreach (int callers in cases.Select(c => c.Callers).Distinct())
         {
@@ -129,6 +130,8 @@ public static class SharedJournalRun
         private TimeSpan _elapsed;
         private TimeSpan _cpu;
         private long _nextKey;
+        private long _groupWrites;
+        private long _onDeviceAtStarts;
 
         public JournalGroupSetup Setup => setup;
 
@@ -144,6 +147,14 @@ public static class SharedJournalRun
         public string InFlightLimit => setup == JournalGroupSetup.Separate
             ? "-"
             : environments.Root.ForTestingPurposesOnly().Group?.WritesInFlightLimit.ToString(CultureInfo.InvariantCulture) ?? "-";
+
+        /// <summary>
+        /// With a group: the mean number of its writes on the device as each of them started (itself included), over
+        /// the measured rounds; what the limit lets through, not what it allows. "-" without a group.
+        /// </summary>
+        public string WritesOnDevice => _groupWrites == 0
+            ? "-"
+            : (_onDeviceAtStarts / (double)_groupWrites).ToString("F2", CultureInfo.InvariantCulture);
 
         public double Rate => _commits / Math.Max(_elapsed.TotalSeconds, 1e-9);
 
@@ -167,6 +178,7 @@ public static class SharedJournalRun
             var latencies = new List<double>[committing.Length * callers];
             var writers = Writers(committing);
             var marks = Marks(writers);
+            var sentBefore = GroupWritesSent();
             long syscallsBefore = PalFaultInjection.WriteCalls;
             var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
             var started = Stopwatch.GetTimestamp();
@@ -189,9 +201,16 @@ public static class SharedJournalRun
             _commits += (long)commitsPerCaller * threads.Length;
             _journalWrites += JournalWritesSince(writers, marks);
             _syscalls += PalFaultInjection.WriteCalls - syscallsBefore;
+            var sentAfter = GroupWritesSent();
+            _groupWrites += sentAfter.Writes - sentBefore.Writes;
+            _onDeviceAtStarts += sentAfter.OnDeviceAtStarts - sentBefore.OnDeviceAtStarts;
             for (int t = 0; t < latencies.Length; t++)
                 (t < callers ? _rootMicros : _branchMicros).AddRange(latencies[t]);
         }
+
+        /// <summary>The root's group's writes so far (none for separate journals).</summary>
+        private (long Writes, long OnDeviceAtStarts) GroupWritesSent()
+            => setup == JournalGroupSetup.Separate ? (0, 0) : environments.Root.ForTestingPurposesOnly().Group?.WritesSent ?? (0, 0);
 
         /// <summary>
         /// The environments whose journal writes count: with a group, the root records each shared write once

@@ -214,9 +214,10 @@ public sealed record StorageOptions
     /// write is sent while earlier ones are in flight; each is acknowledged only once every write before it in
     /// the file is durable. The group learns the number it uses from the device, from 1 up to this: more while a
     /// write takes about as long with one more beside it, fewer when writes queue (docs/design.md, "Journal groups").
-    /// 1 writes one at a time. Default: 2. Unit: writes; 1 to 16.
+    /// 1 writes one at a time. Default: 4 (measured against 2 and 8 on a virtio disk, uncapped and under a 3,000
+    /// write-IOPS cap: docs/benchmarks.md, "Shared journals: writes in flight"). Unit: writes; 1 to 16.
     /// </summary>
-    public int JournalGroupMaxInFlightWrites { get; init; } = 2;
+    public int JournalGroupMaxInFlightWrites { get; init; } = 4;
 
     /// <summary>
     /// Journal entries whose page records reach this many bytes are compressed (one LZ4 block) when that

@@ -27,6 +27,10 @@ internal sealed class JournalGroup
     // Writers between taking a batch and their write's return: how many writes were on the device with each one.
     private int _onDevice;
     private readonly WritesInFlightPolicy _inFlight;
+    // Writes sent so far, and the sum over them of _onDevice as each started (itself included): how many writes the
+    // group really keeps on the device, beside the limit it allows (the bench reports their ratio).
+    private long _writesSent;
+    private long _onDeviceAtStarts;
     // Writers still recording branch entries of a write already handed on (Close waits for them).
     private int _linking;
     private bool _closed;
@@ -74,6 +78,16 @@ internal sealed class JournalGroup
         {
             lock (_gate)
                 return _inFlight.Limit;
+        }
+    }
+
+    /// <summary>Writes sent so far, and the sum over them of the group's writes on the device as each started (itself included).</summary>
+    public (long Writes, long OnDeviceAtStarts) WritesSent
+    {
+        get
+        {
+            lock (_gate)
+                return (_writesSent, _onDeviceAtStarts);
         }
     }
 
@@ -186,6 +200,11 @@ internal sealed class JournalGroup
             {
                 TakeBatch(batch);
                 onDevice = batch.Count > 0 ? ++_onDevice : 0;
+                if (onDevice > 0)
+                {
+                    _writesSent++;
+                    _onDeviceAtStarts += onDevice;
+                }
             }
             bool ownInBatch = batch.Contains(own);
             // From here the batch holds only the branch entries still to record: the others are completed, and a

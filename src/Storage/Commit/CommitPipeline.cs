@@ -169,8 +169,9 @@ internal sealed unsafe class CommitPipeline : IDisposable
 
     /// <summary>
     /// After <see cref="Prepare"/>: the state the transaction leads to, not yet published, on which the merger
-    /// opens the next transaction. Its epoch is its base's (it is never published itself), which the writer's
-    /// reader slot holds, so nothing it reaches is reclaimed.
+    /// opens the next transaction. Its epoch is its base's until it is published (the writer's reader slot holds
+    /// that, so nothing it reaches is reclaimed); if nothing was published meanwhile, <see cref="Publish"/> publishes
+    /// this very object, which then takes its own epoch and journal position (<see cref="EnvironmentState.Seal"/>).
     /// </summary>
     public EnvironmentState BuildStateAfter(PreparedCommit commit)
     {
@@ -178,8 +179,12 @@ internal sealed unsafe class CommitPipeline : IDisposable
         var built = tx.State;
         commit.BuiltOn = built;
         commit.ReplacedTableArrays.Clear();
+        var builder = commit.TableBuilder is { } kept
+            ? built.Pages.ToBuilder(commit.ReplacedTableArrays, kept)
+            : built.Pages.ToBuilder(commit.ReplacedTableArrays);
+        commit.TableBuilder = builder;
         commit.StateAfter = built.Committed(commit.TransactionId, built.Epoch,
-            StatePublisher.WithTransactionPages(built.Pages, tx, commit.TransactionId, commit.ReplacedTableArrays), tx.Root, built.JournalPosition);
+            StatePublisher.WithTransactionPages(builder, tx, commit.TransactionId), tx.Root, built.JournalPosition);
         return commit.StateAfter;
     }
 
@@ -197,7 +202,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
     public void Publish(PreparedCommit commit, EntryLocation? lazyEntry = null)
     {
         var tx = commit.Transaction!;
-        _states.PublishCommit(tx, commit.TransactionId, commit.Position, lazyEntry, commit.StateAfter?.Pages, commit.BuiltOn,
+        _states.PublishCommit(tx, commit.TransactionId, commit.Position, lazyEntry, commit.StateAfter, commit.BuiltOn,
             commit.ReplacedTableArrays);
         commit.ReplacedTableArrays.Clear();
         tx.DirtyPages.Clear();

@@ -1,4 +1,5 @@
 using Cairn.Journal;
+using Cairn.Paging;
 using Cairn.Transactions;
 
 namespace Cairn.Commit;
@@ -31,6 +32,9 @@ internal sealed class PreparedCommit : IDisposable
 
     /// <summary>The published state <see cref="StateAfter"/> was built on: if it is still current at publication, StateAfter's page table is published as it is.</summary>
     public EnvironmentState? BuiltOn { get; set; }
+
+    /// <summary>Builds <see cref="StateAfter"/>'s page table; kept from commit to commit, started over each time.</summary>
+    public PageTable.Builder? TableBuilder { get; set; }
 
     /// <summary>Where the write stage put the entry.</summary>
     public JournalPosition Position { get; set; }

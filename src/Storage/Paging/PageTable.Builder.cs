@@ -18,7 +18,7 @@ internal sealed partial class PageTable
         /// <summary>The table that equals the builder's contents, while no change was made since.</summary>
         private PageTable? _unchanged;
         // Where published arrays this builder copied or dropped go (null: nowhere, the GC takes them).
-        private readonly List<object>? _replaced;
+        private List<object>? _replaced;
 
         internal Builder(PageTable source, PageTableNode root, int rootShift, int count, List<object>? replaced)
         {
@@ -27,6 +27,20 @@ internal sealed partial class PageTable
             _root = root;
             _rootShift = rootShift;
             _count = count;
+        }
+
+        /// <summary>
+        /// Starts this builder over on <paramref name="source"/>, as a new builder of it would start (in a new session, so
+        /// nothing it built before is changed again): a committer keeps one builder instead of making one per commit.
+        /// </summary>
+        internal void StartOver(PageTable source, PageTableNode root, int rootShift, int count, List<object>? replaced)
+        {
+            _unchanged = source;
+            _replaced = replaced;
+            _root = root;
+            _rootShift = rootShift;
+            _count = count;
+            _session = NodeArrays.NewSession();
         }
 
         public int Count => _count;

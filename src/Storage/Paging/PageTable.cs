@@ -72,6 +72,13 @@ internal sealed partial class PageTable
     /// </summary>
     public Builder ToBuilder(List<object> replaced) => new(this, _root, _rootShift, Count, replaced);
 
+    /// <summary><see cref="ToBuilder(List{object})"/> in <paramref name="reused"/>, started over on this table (see <see cref="Builder.StartOver"/>).</summary>
+    public Builder ToBuilder(List<object> replaced, Builder reused)
+    {
+        reused.StartOver(this, _root, _rootShift, Count, replaced);
+        return reused;
+    }
+
     /// <summary>
     /// The walk below the bound check, one slot load per level. Shifting a bitmap left by
     /// 63 − digit (a ulong shift count is taken mod 64, so ~digit does it) leaves the digit's slot in

@@ -21,12 +21,17 @@ internal sealed class EnvironmentState(
     // once it is. Shared by every state of that transaction (a flush's too). Null otherwise, so a durable commit's
     // state costs no second object.
     private readonly EntryLocation? _pendingEntry = pendingEntry;
+    // Final once published; before that, a state built ahead of its commit (the merger's next transaction runs on it
+    // while its entry is written) takes both at publication (Seal), since neither is known when it is built.
+    private long _epoch = epoch;
+    private JournalPosition _journalPosition = journalPosition;
+    private bool _sealed;
 
     /// <summary>The last committed transaction this state shows.</summary>
     public long TransactionId { get; } = transactionId;
 
     /// <summary>Increases with every published state (commits and flushes), for reclamation.</summary>
-    public long Epoch { get; } = epoch;
+    public long Epoch => _epoch;
 
     /// <summary>Newest committed version of every page whose data-file copy is not current.</summary>
     public PageTable Pages { get; } = pages;
@@ -48,11 +53,26 @@ internal sealed class EnvironmentState(
     /// filled in when the write lands, before the durable watermark passes it, and only states at or below
     /// that watermark are ever flushed and synced (<see cref="StatePublisher.MarkDurable"/>).
     /// </summary>
-    public JournalPosition JournalPosition => _pendingEntry?.Position ?? journalPosition;
+    public JournalPosition JournalPosition => _pendingEntry?.Position ?? _journalPosition;
 
     /// <summary>The same transaction with another page table and view: what a flush publishes.</summary>
     public EnvironmentState WithPages(long epoch, PageTable pages, MappedView view)
-        => new(TransactionId, epoch, pages, Root, view, journalPosition, _pendingEntry);
+        => new(TransactionId, epoch, pages, Root, view, _journalPosition, _pendingEntry);
+
+    /// <summary>
+    /// A state built ahead of its commit (<c>CommitPipeline.BuildStateAfter</c>, not yet published: only the merger's
+    /// next transaction reads it, and never its epoch or position) becomes the published one: it takes its place among
+    /// published states and where its entry ended. Called once, under the publisher's lock, before it is published.
+    /// </summary>
+    public EnvironmentState Seal(long epoch, JournalPosition position)
+    {
+        if (_sealed)
+            throw new InvalidOperationException($"The state of transaction {TransactionId} was published already.");
+        _sealed = true;
+        _epoch = epoch;
+        _journalPosition = position;
+        return this;
+    }
 
     /// <summary>
     /// The state after a committed transaction, on this state's view: its entry ends at <paramref name="position"/>,

@@ -21,6 +21,11 @@ internal sealed class ReadContext(LowLevelTransaction low, int readerSlot, ReadC
     private long _generation;
     private BTree? _root;
     private BTree? _spareRoot;
+    // A writer's context kept from transaction to transaction (the merger's): the tree objects the previous
+    // transaction opened by name, started over when the next one opens the same tree, so a merged transaction
+    // allocates no tree object. At most MaxSpareTrees names; null in a reader's context.
+    private Dictionary<string, BTree>? _spareTrees;
+    private const int MaxSpareTrees = 64;
 
     /// <summary>Which use of this context is current; incremented (once) when a use ends.</summary>
     public long Generation => Volatile.Read(ref _generation);
@@ -89,7 +94,7 @@ internal sealed class ReadContext(LowLevelTransaction low, int readerSlot, ReadC
     public void ReopenForWriting(EnvironmentState state)
     {
         Low.ReopenForWriting(state);
-        Trees.Clear();
+        KeepTreesAsSpares();
         _root = null;
         _spareRoot?.StartOverForNextWriter(Low.RootTree);
         _lastTreeName = null;
@@ -108,7 +113,7 @@ internal sealed class ReadContext(LowLevelTransaction low, int readerSlot, ReadC
         {
             if (!TreeDirectory.TryRead(RootTree, name, out var state, dataFilePath))
                 return false;
-            tree = new BTree(Low, state);
+            tree = SpareOrNewTree(name, state);
             Trees.Add(name, tree);
         }
         _lastTreeName = name;
@@ -160,9 +165,33 @@ internal sealed class ReadContext(LowLevelTransaction low, int readerSlot, ReadC
             return TryOpenTree(handle.Name, dataFilePath, out tree);
         if (!TryResolve(handle, Low.State.TransactionId, dataFilePath, out var state))
             return false;
-        tree = new BTree(Low, state);
+        tree = SpareOrNewTree(handle.Name, state);
         Trees.Add(handle.Name, tree);
         return true;
+    }
+
+    /// <summary>The previous transaction's handles have expired: its tree objects become spares, the open set empties.</summary>
+    private void KeepTreesAsSpares()
+    {
+        if (Trees.Count > 0)
+        {
+            _spareTrees ??= new Dictionary<string, BTree>(StringComparer.Ordinal);
+            foreach (var (name, tree) in Trees)
+            {
+                if (_spareTrees.Count < MaxSpareTrees || _spareTrees.ContainsKey(name))
+                    _spareTrees[name] = tree;
+            }
+        }
+        Trees.Clear();
+    }
+
+    /// <summary>The spare object of the tree <paramref name="name"/>, started over on <paramref name="state"/>, or a new one.</summary>
+    private BTree SpareOrNewTree(string name, TreeState state)
+    {
+        if (_spareTrees is null || !_spareTrees.Remove(name, out var spare))
+            return new BTree(Low, state);
+        spare.StartOverForNextWriter(state);
+        return spare;
     }
 
     /// <summary>The tree's state in this context's (unmodified) root tree, from the handle or a lookup it then keeps.</summary>

@@ -74,23 +74,24 @@ internal sealed unsafe partial class StatePublisher
 
     /// <summary>
     /// Publishes a committed transaction as the new state; its page versions belong to the page table from
-    /// now on, and what they replace (and the pages it freed) retire. <paramref name="prepared"/>, built on
-    /// <paramref name="preparedOn"/>, is the page table to publish if nothing was published since; otherwise
+    /// now on, and what they replace (and the pages it freed) retire. <paramref name="prepared"/>, the state after the
+    /// transaction built on <paramref name="preparedOn"/> ahead of publication, is itself published if nothing was
+    /// published since (it takes its epoch and journal position then: <see cref="EnvironmentState.Seal"/>); otherwise
     /// (the flusher published meanwhile) the transaction's pages are applied to the newest state's table.
     /// </summary>
     public void PublishCommit(LowLevelTransaction tx, long transactionId, JournalPosition position,
-        PageTable? prepared = null, EnvironmentState? preparedOn = null)
+        EnvironmentState? prepared = null, EnvironmentState? preparedOn = null)
         => PublishCommit(tx, transactionId, position, lazyEntry: null, prepared, preparedOn);
 
     /// <summary>
-    /// <see cref="PublishCommit(LowLevelTransaction, long, JournalPosition, PageTable?, EnvironmentState?)"/> for a
+    /// <see cref="PublishCommit(LowLevelTransaction, long, JournalPosition, EnvironmentState?, EnvironmentState?)"/> for a
     /// transaction whose entry may not be written yet (with <paramref name="lazyEntry"/>: filled in when it is, and
     /// <see cref="MarkDurable"/> follows). A durable commit's entry was written after every queued one before it, so
     /// it makes them all durable. <paramref name="preparedReplaced"/>: the arrays of <paramref name="preparedOn"/>'s table
     /// that <paramref name="prepared"/> no longer has, retired if it is published.
     /// </summary>
     public void PublishCommit(LowLevelTransaction tx, long transactionId, JournalPosition position, EntryLocation? lazyEntry,
-        PageTable? prepared = null, EnvironmentState? preparedOn = null, List<object>? preparedReplaced = null)
+        EnvironmentState? prepared = null, EnvironmentState? preparedOn = null, List<object>? preparedReplaced = null)
     {
         bool durable = lazyEntry is null;
         lock (_stateLock)
@@ -112,18 +113,24 @@ internal sealed unsafe partial class StatePublisher
                     retired.Superseded.Add(new SupersededVersion(replaced.Pointer, replaced.PageCount, replaced.TransactionId, transactionId));
                 retired.FreedPages.Add((pageNumber, count));
             }
-            PageTable pages;
+            EnvironmentState next;
             if (prepared is not null && ReferenceEquals(current, preparedOn))
             {
-                pages = prepared;
                 if (preparedReplaced is not null)
                     retired.TableArrays.AddRange(preparedReplaced);
+                // The prepared state is the commit's as it is (same id, root and view): publishing it, not a copy,
+                // spares a state object per merged commit. A lazy entry's state carries the entry's location, which
+                // the prepared one was built without.
+                next = lazyEntry is null
+                    ? prepared.Seal(current.Epoch + 1, position)
+                    : current.Committed(transactionId, current.Epoch + 1, prepared.Pages, tx.Root, position, lazyEntry);
             }
             else
             {
-                pages = WithTransactionPages(current.Pages, tx, transactionId, retired.TableArrays);
+                var pages = WithTransactionPages(current.Pages, tx, transactionId, retired.TableArrays);
+                next = current.Committed(transactionId, current.Epoch + 1, pages, tx.Root, position, lazyEntry);
             }
-            PublishLocked(current.Committed(transactionId, current.Epoch + 1, pages, tx.Root, position, lazyEntry), retired);
+            PublishLocked(next, retired);
             if (durable)
                 MarkDurableLocked(transactionId);
             ReclaimLocked();
@@ -172,8 +179,11 @@ internal sealed unsafe partial class StatePublisher
     /// <paramref name="pages"/> it no longer reaches are added to <paramref name="replaced"/> (see <see cref="PageTable.ToBuilder(List{object})"/>).
     /// </summary>
     public static PageTable WithTransactionPages(PageTable pages, LowLevelTransaction tx, long transactionId, List<object> replaced)
+        => WithTransactionPages(pages.ToBuilder(replaced), tx, transactionId);
+
+    /// <summary>The same, in a builder already started on the table (a kept one: <see cref="PageTable.ToBuilder(List{object}, PageTable.Builder)"/>).</summary>
+    public static PageTable WithTransactionPages(PageTable.Builder builder, LowLevelTransaction tx, long transactionId)
     {
-        var builder = pages.ToBuilder(replaced);
         foreach (var (pageNumber, run) in tx.DirtyPages)
             builder.Set(pageNumber, new PageVersion(run.Pointer, transactionId, run.PageCount));
         foreach (var (pageNumber, _) in tx.FreedPages)

@@ -139,7 +139,8 @@ internal sealed unsafe partial class BTree
     }
 
     /// <summary>
-    /// The root tree object of a writer's context kept from transaction to transaction (the merger's): the previous
+    /// A tree object of a writer's context kept from transaction to transaction (the merger's: its root tree and the
+    /// trees it opened by name): the previous
     /// transaction has ended (committed or discarded, its handles expired), so its object starts over, unmodified, on
     /// <paramref name="state"/>.
     /// </summary>

@@ -40,4 +40,31 @@ public class MergedContextReuseTests
         Assert.True(tree.TryGet("b"u8, out _));
         Assert.False(tree.TryGet("c"u8, out _));
     }
+
+    [Fact]
+    public async Task A_tree_deleted_and_created_again_in_later_merged_transactions_starts_empty_on_its_kept_object()
+    {
+        using var dir = new TestDirectory("merger-context-recreate");
+        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path));
+        await env.WriteAsync(0, static (tx, _) => tx.CreateTree("t").Put("a"u8, "1"u8));
+        // Each awaited operation is a transaction of its own: the slots' kept tree objects for "t" are started over each
+        // time, on whatever state of the tree the new transaction reads.
+        await env.WriteAsync(0, static (tx, _) => tx.OpenTree("t").Put("b"u8, "2"u8));
+        Assert.True(await env.WriteAsync(0, static (tx, _) => tx.DeleteTree("t")));
+        Assert.False(await env.WriteAsync(0, static (tx, s) => tx.TryOpenTree("t", out _)));
+        var count = await env.WriteAsync(0, static (tx, _) =>
+        {
+            var tree = tx.CreateTree("t");
+            long before = tree.Count;
+            tree.Put("c"u8, "3"u8);
+            return before;
+        });
+        Assert.Equal(0, count);
+        Assert.Equal(1, await env.WriteAsync(0, static (tx, _) => tx.OpenTree("t").Count));
+        using var snapshot = env.BeginReadSnapshot();
+        var reread = snapshot.OpenTree("t");
+        Assert.False(reread.TryGet("a"u8, out _));
+        Assert.False(reread.TryGet("b"u8, out _));
+        Assert.True(reread.TryGet("c"u8, out _));
+    }
 }

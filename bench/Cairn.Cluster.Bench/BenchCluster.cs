@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using Cairn.Cluster.InProcess;
 
 namespace Cairn.Cluster.Bench;
 
@@ -13,7 +14,7 @@ internal sealed class BenchCluster : IAsyncDisposable
 {
     private readonly Scratch scratch;
     private readonly EndPoint[] members;
-    private readonly ClusterNode?[] nodes;
+    private readonly ClusterNodeSlots nodes;
     private readonly int lowerElection;
     private readonly int upperElection;
 
@@ -23,14 +24,14 @@ internal sealed class BenchCluster : IAsyncDisposable
         this.members = members;
         this.lowerElection = lowerElection;
         this.upperElection = upperElection;
-        nodes = new ClusterNode?[members.Length];
+        nodes = new ClusterNodeSlots(members);
     }
 
-    public int Count => nodes.Length;
+    public int Count => nodes.Count;
 
-    public ClusterNode this[int node] => nodes[node] ?? throw new InvalidOperationException($"Node {node} is stopped.");
+    public ClusterNode this[int node] => nodes[node];
 
-    public bool IsRunning(int node) => nodes[node] is not null;
+    public bool IsRunning(int node) => nodes.IsRunning(node);
 
     /// <summary>The highest commit index of the running nodes (the leader's): entries the cluster has committed.</summary>
     public long CommitIndex => Running().Max(i => this[i].CommitIndex);
@@ -56,7 +57,7 @@ internal sealed class BenchCluster : IAsyncDisposable
 
     /// <summary>Connections for a client: each running node (a stopped one throws <see cref="ObjectDisposedException"/>).</summary>
     public IReadOnlyList<IClusterNodeConnection> Connections(IEnumerable<int> which)
-        => which.Select(i => (IClusterNodeConnection)new NodeSlot(this, i)).ToArray();
+        => which.Select(nodes.Connection).ToArray();
 
     /// <summary>The node every running node follows, once they agree.</summary>
     public async Task<int> LeaderAsync()
@@ -66,11 +67,7 @@ internal sealed class BenchCluster : IAsyncDisposable
         return leader;
     }
 
-    public async Task KillAsync(int node)
-    {
-        if (Interlocked.Exchange(ref nodes[node], null) is { } stopping)
-            await stopping.DisposeAsync();
-    }
+    public Task KillAsync(int node) => nodes.StopAsync(node);
 
     public Task RestartAsync(int node) => StartNodeAsync(node);
 
@@ -78,39 +75,36 @@ internal sealed class BenchCluster : IAsyncDisposable
     public Task ConvergedAsync() => Measure.UntilAsync(() =>
         Running().Select(i => this[i].AppliedIndex).Distinct().Count() == 1, Describe);
 
-    public string Describe() => string.Join("; ", Enumerable.Range(0, Count).Select(i => nodes[i] is { } n
-        ? $"node {i}: leader {n.Leader?.ToString() ?? "none"}, term {n.Term}, commit {n.CommitIndex}, applied {n.AppliedIndex}"
-        : $"node {i}: stopped"));
+    public string Describe() => nodes.Describe(leader => leader?.ToString() ?? "none");
 
     public async ValueTask DisposeAsync()
     {
-        for (var i = 0; i < Count; i++)
-            await KillAsync(i);
+        await nodes.StopAllAsync();
         scratch.Dispose();
     }
 
-    private IEnumerable<int> Running() => Enumerable.Range(0, Count).Where(IsRunning);
+    private IEnumerable<int> Running() => nodes.Running();
 
     private int AgreedLeader()
     {
         var running = Running().ToArray();
-        var leader = running.Where(i => nodes[i]?.IsLeader == true).ToArray();
+        var leader = running.Where(i => nodes.RunningAt(i)?.IsLeader == true).ToArray();
         if (leader.Length != 1)
             return -1;
         var endpoint = members[leader[0]];
-        return running.All(i => Equals(nodes[i]?.Leader, endpoint)) ? leader[0] : -1;
+        return running.All(i => Equals(nodes.RunningAt(i)?.Leader, endpoint)) ? leader[0] : -1;
     }
 
     private async Task StartNodeAsync(int node)
     {
-        nodes[node] = await ClusterNode.StartAsync(new ClusterNodeOptions
+        nodes.Started(node, await ClusterNode.StartAsync(new ClusterNodeOptions
         {
             DirectoryPath = scratch.Sub($"node{node}"),
             LocalEndPoint = members[node],
             Members = members,
             LowerElectionTimeout = lowerElection,
             UpperElectionTimeout = upperElection,
-        });
+        }));
     }
 
     private static int FreePort()
@@ -118,22 +112,5 @@ internal sealed class BenchCluster : IAsyncDisposable
         using var probe = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
         probe.Bind(new IPEndPoint(IPAddress.Loopback, 0));
         return ((IPEndPoint)probe.LocalEndPoint!).Port;
-    }
-
-    /// <summary>A client's view of a node slot: whichever node runs there now.</summary>
-    private sealed class NodeSlot(BenchCluster owner, int node) : IClusterNodeConnection
-    {
-        public EndPoint LocalEndPoint => owner.members[node];
-
-        public Task<ClusterWriteResult> WriteAsync(ClusterCommand command, CancellationToken cancellationToken = default)
-            => Current().WriteAsync(command, cancellationToken);
-
-        public Task<byte[]?> ReadAsync(string tree, byte[] key, CancellationToken cancellationToken = default)
-            => Current().ReadAsync(tree, key, cancellationToken);
-
-        public Task<byte[]?> ReadAppliedAsync(string tree, byte[] key, long minimumIndex, CancellationToken cancellationToken = default)
-            => Current().ReadAppliedAsync(tree, key, minimumIndex, cancellationToken);
-
-        private ClusterNode Current() => owner.nodes[node] ?? throw new ObjectDisposedException($"node {node}", "The node is stopped.");
     }
 }

@@ -25,7 +25,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
     private readonly EnvironmentSlot environment;
     private readonly CairnStateMachine stateMachine;
     private readonly FailStopStateMachine applier; // the state machine as the log drives it; its Failure is the node's fail-stop
-    private readonly WriteAheadLog log;
+    private readonly FlushingRaftLog log; // typed as ours, so a flush or commit from this class takes the flusher's turn
     private readonly RaftCluster raft;
     private readonly MembershipStore membership;
     private readonly SocketDialler? ownDialler;
@@ -34,7 +34,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
     private long readNoOpTerm; // the highest term whose read no-op this node saw committed; only rises (RaiseReadNoOpTerm)
 
     private ClusterNode(ClusterNodeOptions options, EnvironmentSlot environment, CairnStateMachine stateMachine,
-        FailStopStateMachine applier, WriteAheadLog log, RaftCluster raft, MembershipStore membership, SocketDialler? ownDialler, ClusterNodeMetrics metrics)
+        FailStopStateMachine applier, FlushingRaftLog log, RaftCluster raft, MembershipStore membership, SocketDialler? ownDialler, ClusterNodeMetrics metrics)
     {
         LocalEndPoint = options.LocalEndPoint;
         this.environment = environment;
@@ -96,7 +96,7 @@ public sealed partial class ClusterNode : IClusterNodeConnection, IAsyncDisposab
             throw;
         }
 
-        WriteAheadLog? log = null;
+        FlushingRaftLog? log = null;
         RaftCluster? raft = null;
         SocketDialler? ownDialler = null;
         ClusterNodeMetrics? metrics = null;

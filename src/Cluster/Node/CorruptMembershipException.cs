@@ -4,21 +4,13 @@ namespace Cairn.Cluster;
 /// A cluster configuration that does not decode: a node's <c>members</c> file or a configuration entry in the Raft
 /// log with a wrong checksum, an unknown format, or lengths past its end. Names where it came from and the offset.
 /// </summary>
-public sealed class CorruptMembershipException : IOException
+public sealed class CorruptMembershipException : CorruptClusterDataException
 {
     /// <param name="source">The file, or the log entry, the bytes came from.</param>
     /// <param name="offset">Where in those bytes the problem is.</param>
     /// <param name="detail">What is wrong.</param>
     public CorruptMembershipException(string source, long offset, string detail)
-        : base($"{source} is not a valid Cairn.Cluster configuration (at byte {offset}): {detail}")
+        : base(source, offset, "configuration", detail)
     {
-        Location = source;
-        Offset = offset;
     }
-
-    /// <summary>The file, or the log entry, that held the configuration.</summary>
-    public string Location { get; }
-
-    /// <summary>The byte offset inside it.</summary>
-    public long Offset { get; }
 }

@@ -15,10 +15,21 @@ namespace Cairn.Cluster;
 /// interface, reach it. The flush is the log's own (<see cref="WriteAheadLog.FlushAsync(CancellationToken)"/>: it
 /// wakes the background flusher and waits until it has written the log and its checkpoint through the last entry),
 /// so the flusher and the commit see one flushed index.
+/// <para>DotNext 6.12 signals the end of a flush to one waiter (its <c>flushCompleted</c> is an
+/// <c>AsyncAutoResetEventSlim</c>; a second waiter at once throws on a pool thread and ends the process). Two paths
+/// wait on it: <see cref="WriteAheadLog.FlushAsync(CancellationToken)"/> and the slow path of
+/// <see cref="WriteAheadLog.CommitAsync(long, CancellationToken)"/>. This class takes both (the commit through the
+/// re-implemented interface, which DotNext's leader and follower call) and lets one caller at a time through.</para>
 /// </summary>
 internal sealed class FlushingRaftLog(WriteAheadLog.Options options, IStateMachine stateMachine)
     : WriteAheadLog(options, stateMachine), IAuditTrail<IRaftLogEntry>
 {
+    // One caller at a time waits on DotNext's flusher (a flush or a commit); protects its single-waiter completion event.
+    private readonly SemaphoreSlim flusherTurn = new(1, 1);
+    private FlushingRaftLogTestHooks? testHooks;
+
+    internal FlushingRaftLogTestHooks ForTestingPurposesOnly() => testHooks ??= new();
+
     public new async ValueTask AppendAsync<TEntry>(ILogEntryProducer<TEntry> entries, long startIndex, bool skipCommitted = false, CancellationToken token = default)
         where TEntry : IRaftLogEntry
     {
@@ -27,5 +38,53 @@ internal sealed class FlushingRaftLog(WriteAheadLog.Options options, IStateMachi
         await base.AppendAsync(entries, startIndex, skipCommitted, token).ConfigureAwait(false);
         if (bringsEntries)
             await FlushAsync(token).ConfigureAwait(false);
+    }
+
+    public new async Task FlushAsync(CancellationToken token = default)
+    {
+        await TakeTurnAsync(token).ConfigureAwait(false);
+        try
+        {
+            await base.FlushAsync(token).ConfigureAwait(false);
+        }
+        finally
+        {
+            flusherTurn.Release();
+        }
+    }
+
+    public new async ValueTask<long> CommitAsync(long endIndex, CancellationToken token = default)
+    {
+        await TakeTurnAsync(token).ConfigureAwait(false);
+        try
+        {
+            return await base.CommitAsync(endIndex, token).ConfigureAwait(false);
+        }
+        finally
+        {
+            flusherTurn.Release();
+        }
+    }
+
+    private async ValueTask TakeTurnAsync(CancellationToken token)
+    {
+        if (!flusherTurn.Wait(0))
+        {
+            testHooks?.Queued?.Invoke();
+            await flusherTurn.WaitAsync(token).ConfigureAwait(false);
+        }
+
+        if (testHooks?.BeforeFlusherWait is { } hold)
+        {
+            try
+            {
+                await hold().ConfigureAwait(false);
+            }
+            catch
+            {
+                flusherTurn.Release();
+                throw;
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
 using System.Net;
+using Cairn.Cluster.InProcess;
 using Cairn.Cluster.NodeHost;
 using Cairn.Cluster.Tests.Nemesis;
 using Cairn.Tests.Support;
@@ -20,7 +21,7 @@ internal sealed class ClusterNodes : IAsyncDisposable
     private readonly EndPoint[] members;
     private readonly EndPoint[] founding;
     private readonly PreboundListenerFactory?[] spareListeners;
-    private readonly ClusterNode?[] nodes;
+    private readonly ClusterNodeSlots nodes;
     private readonly long snapshotInterval;
     private readonly SocketTransportFactory transport = new(Options.Create(new SocketTransportOptions()), NullLoggerFactory.Instance);
     private readonly SocketConnectionContextFactory contexts = new(new SocketConnectionFactoryOptions(), NullLogger.Instance);
@@ -32,18 +33,18 @@ internal sealed class ClusterNodes : IAsyncDisposable
         this.members = members;
         founding = members[..founders];
         spareListeners = new PreboundListenerFactory?[members.Length];
-        nodes = new ClusterNode?[members.Length];
+        nodes = new ClusterNodeSlots(members);
         Network = network;
     }
 
     public NemesisNetwork Network { get; }
 
-    public int Count => nodes.Length;
+    public int Count => nodes.Count;
 
-    public ClusterNode this[int node] => nodes[node] ?? throw new InvalidOperationException($"Node {node} is stopped.");
+    public ClusterNode this[int node] => nodes[node];
 
     /// <summary>Every node, as a client sees them (a stopped node's connection throws <see cref="ObjectDisposedException"/>).</summary>
-    public IReadOnlyList<IClusterNodeConnection> Connections => Enumerable.Range(0, Count).Select(i => (IClusterNodeConnection)new NodeSlot(this, i)).ToArray();
+    public IReadOnlyList<IClusterNodeConnection> Connections => Enumerable.Range(0, Count).Select(nodes.Connection).ToArray();
 
     /// <summary>Binds <paramref name="count"/> slots and starts the first <paramref name="founders"/> (all by default) as the founding members.</summary>
     public static async Task<ClusterNodes> StartAsync(int count, string name, long snapshotInterval = ClusterNodeOptions.DefaultSnapshotInterval, int? founders = null)
@@ -71,11 +72,7 @@ internal sealed class ClusterNodes : IAsyncDisposable
         return started;
     }
 
-    public async Task StopAsync(int node)
-    {
-        if (Interlocked.Exchange(ref nodes[node], null) is { } stopping)
-            await stopping.DisposeAsync();
-    }
+    public Task StopAsync(int node) => nodes.StopAsync(node);
 
     /// <summary>Starts a stopped node again on its folder and address (the port is free again once it stopped).</summary>
     public async Task RestartAsync(int node)
@@ -94,7 +91,7 @@ internal sealed class ClusterNodes : IAsyncDisposable
     /// <summary>The slots whose addresses <paramref name="endpoints"/> are, in slot order.</summary>
     public int[] SlotsOf(IEnumerable<EndPoint> endpoints) => endpoints.Select(e => IndexOf(e) ?? -1).Order().ToArray();
 
-    public bool IsRunning(int node) => nodes[node] is not null;
+    public bool IsRunning(int node) => nodes.IsRunning(node);
 
     /// <summary>The node of <paramref name="group"/> that every running node of it follows, once they agree.</summary>
     public async Task<int> LeaderOfAsync(IReadOnlyList<int> group)
@@ -132,14 +129,11 @@ internal sealed class ClusterNodes : IAsyncDisposable
         }
     }
 
-    public string Describe() => string.Join("; ", Enumerable.Range(0, Count).Select(i => nodes[i] is { } n
-        ? $"node {i}: leader {IndexOf(n.Leader)?.ToString() ?? "none"}, term {n.Term}, commit {n.CommitIndex}, applied {n.AppliedIndex}"
-        : $"node {i}: stopped"));
+    public string Describe() => nodes.Describe(leader => IndexOf(leader)?.ToString() ?? "none");
 
     public async ValueTask DisposeAsync()
     {
-        for (var i = 0; i < Count; i++)
-            await StopAsync(i);
+        await nodes.StopAllAsync();
         foreach (var spare in spareListeners)
         {
             if (spare is not null)
@@ -151,7 +145,7 @@ internal sealed class ClusterNodes : IAsyncDisposable
         directory.Dispose();
     }
 
-    private IEnumerable<int> Running() => Enumerable.Range(0, Count).Where(IsRunning);
+    private IEnumerable<int> Running() => nodes.Running();
 
     private int? AgreedLeader(IReadOnlyList<int> group)
     {
@@ -181,29 +175,12 @@ internal sealed class ClusterNodes : IAsyncDisposable
         };
         try
         {
-            nodes[node] = await ClusterNode.StartAsync(options);
+            nodes.Started(node, await ClusterNode.StartAsync(options));
         }
         catch
         {
             await listener.DisposeAsync();
             throw;
         }
-    }
-
-    /// <summary>A client's view of a node slot: whichever node runs there now.</summary>
-    private sealed class NodeSlot(ClusterNodes owner, int node) : IClusterNodeConnection
-    {
-        public EndPoint LocalEndPoint => owner.members[node];
-
-        public Task<ClusterWriteResult> WriteAsync(ClusterCommand command, CancellationToken cancellationToken = default)
-            => Current().WriteAsync(command, cancellationToken);
-
-        public Task<byte[]?> ReadAsync(string tree, byte[] key, CancellationToken cancellationToken = default)
-            => Current().ReadAsync(tree, key, cancellationToken);
-
-        public Task<byte[]?> ReadAppliedAsync(string tree, byte[] key, long minimumIndex, CancellationToken cancellationToken = default)
-            => Current().ReadAppliedAsync(tree, key, minimumIndex, cancellationToken);
-
-        private ClusterNode Current() => owner.nodes[node] ?? throw new ObjectDisposedException($"node {node}", "The node is stopped.");
     }
 }

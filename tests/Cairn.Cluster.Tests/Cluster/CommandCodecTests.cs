@@ -63,6 +63,9 @@ public sealed class CommandCodecTests
         var refused = Assert.Throws<CorruptCommandException>(() => CommandCodec.Decode(bytes, 5));
         Assert.Contains("format version 9", refused.Message);
         Assert.Equal(0, refused.Offset);
+        // The shared base names the same place as the message does.
+        Assert.Equal("Raft log entry 5", ((CorruptClusterDataException)refused).Location);
+        Assert.StartsWith("Raft log entry 5 is not a valid Cairn.Cluster command (at byte 0): ", refused.Message);
     }
 
     [Fact]

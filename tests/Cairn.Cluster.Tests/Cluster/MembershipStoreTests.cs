@@ -104,6 +104,7 @@ public sealed class MembershipStoreTests
         File.WriteAllBytes(path, bytes);
         var refused = Assert.Throws<CorruptMembershipException>(() => MembershipStore.Open(directory.Path, [A, B]));
         Assert.Equal(path, refused.Location);
+        Assert.StartsWith($"{path} is not a valid Cairn.Cluster configuration (at byte ", refused.Message);
         File.WriteAllBytes(path, bytes[..5]);
         Assert.Equal(path, Assert.Throws<CorruptMembershipException>(() => MembershipStore.Open(directory.Path, [A, B])).Location);
     }

@@ -23,16 +23,9 @@ public sealed class SnapshotThroughLogTests : IDisposable
     {
         var client = Guid.NewGuid();
         await using var leader = new SnapshotNode(directory.File("leader"), snapshotInterval: 10);
-        await leader.ApplyAsync(1, 45, client);
-        var bytes = await leader.SnapshotBytesAsync();
-        var damaged = bytes.ToArray();
-        damaged[damaged.Length / 2] ^= 0x01;
-
+        var (bytes, damaged) = await SnapshotAndDamagedCopyAsync(leader, client);
         await using var follower = new SnapshotNode(directory.File("follower"), snapshotInterval: 10);
-        await using var log = new WriteAheadLog(new WriteAheadLog.Options { Location = directory.File("raft") }, follower.Machine);
-        await log.InitializeAsync();
-        for (var index = 1; index <= 5; index++)
-            await AppendCommitAndApply(log, index, client);
+        await using var log = await LogWithFiveEntriesAsync(follower.Machine, client);
         var before = follower.Dump();
 
         var refused = await Assert.ThrowsAsync<CorruptSnapshotException>(() => log.AppendAsync(new ReceivedSnapshot(damaged, 30, 2), 30).AsTask());
@@ -58,17 +51,10 @@ public sealed class SnapshotThroughLogTests : IDisposable
     {
         var client = Guid.NewGuid();
         await using var leader = new SnapshotNode(directory.File("leader"), snapshotInterval: 10);
-        await leader.ApplyAsync(1, 45, client);
-        var bytes = await leader.SnapshotBytesAsync();
-        var damaged = bytes.ToArray();
-        damaged[damaged.Length / 2] ^= 0x01;
-
+        var (bytes, damaged) = await SnapshotAndDamagedCopyAsync(leader, client);
         await using var follower = new SnapshotNode(directory.File("follower"), snapshotInterval: 10);
         var applier = new FailStopStateMachine(follower.Machine, () => follower.Slot.HoldsEnvironment);
-        await using var log = new WriteAheadLog(new WriteAheadLog.Options { Location = directory.File("raft") }, applier);
-        await log.InitializeAsync();
-        for (var index = 1; index <= 5; index++)
-            await AppendCommitAndApply(log, index, client);
+        await using var log = await LogWithFiveEntriesAsync(applier, client);
         var before = follower.Dump();
 
         // A damaged stream and one whose connection breaks half way: refused, the node as it was and still running.
@@ -91,6 +77,26 @@ public sealed class SnapshotThroughLogTests : IDisposable
         await Assert.ThrowsAsync<IOException>(() => log.AppendAsync(new ReceivedSnapshot(newer, 60, 2), 60).AsTask());
         Assert.False(follower.Slot.HoldsEnvironment);
         Assert.IsType<IOException>(await applier.Failure.WaitAsync(TimeSpan.FromMinutes(1)));
+    }
+
+    /// <summary>The leader's snapshot after 45 entries, and a copy with one bit flipped in its middle.</summary>
+    private static async Task<(byte[] Whole, byte[] Damaged)> SnapshotAndDamagedCopyAsync(SnapshotNode leader, Guid client)
+    {
+        await leader.ApplyAsync(1, 45, client);
+        var bytes = await leader.SnapshotBytesAsync();
+        var damaged = bytes.ToArray();
+        damaged[damaged.Length / 2] ^= 0x01;
+        return (bytes, damaged);
+    }
+
+    /// <summary>A follower's DotNext log driving <paramref name="machine"/>, with entries 1-5 applied.</summary>
+    private async Task<WriteAheadLog> LogWithFiveEntriesAsync(IStateMachine machine, Guid client)
+    {
+        var log = new WriteAheadLog(new WriteAheadLog.Options { Location = directory.File("raft") }, machine);
+        await log.InitializeAsync();
+        for (var index = 1; index <= 5; index++)
+            await AppendCommitAndApply(log, index, client);
+        return log;
     }
 
     private static async Task AppendCommitAndApply(WriteAheadLog log, long index, Guid client)

@@ -22,6 +22,10 @@ if (args.Length == 5 && args[0] == "--recovery-open")
 if (args.Length == 2 && args[0] == "--journal-census")
     return Cairn.Bench.Recovery.JournalCensus.Run(args[1], Console.Out);
 
+// --replay-cpu DIR [--rounds N]: the replay's decode and apply CPU alone, DIR's journals applied in memory N times.
+if (args.Length >= 2 && args[0] == "--replay-cpu")
+    return Cairn.Bench.Recovery.ReplayCpu.Run(args[1..], Console.Out);
+
 // --recovery-kill [--repeat N] [--puts N] [--learn-syncs N]: a writer child process with default options SIGKILLed at the worst
 // moment (the most journal since the last sync the defaults let pile up), then cold reopens timed (docs/benchmarks.md, Issue 27).
 if (args.Length > 0 && args[0] == "--recovery-kill")

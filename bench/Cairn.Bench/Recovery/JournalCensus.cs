@@ -1,6 +1,4 @@
 using Cairn.Journal;
-using Cairn.Journal.Files;
-using Cairn.Pal;
 
 namespace Cairn.Bench.Recovery;
 
@@ -18,29 +16,19 @@ public static unsafe class JournalCensus
     {
         var records = new List<Record>();
         long entries = 0, bytes = 0;
-        using var window = new JournalReadWindow(readAhead: true);
-        foreach (var path in JournalFiles.List(environmentDirectory))
+        JournalWalk.ValidEntries(environmentDirectory, (entry, in validation) =>
         {
-            using var file = PalFile.Open(path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
-            window.Reset(file);
-            for (long offset = 0; ; )
+            var header = validation.Header;
+            var enumerator = new PageRecordEnumerator(entry + JournalEntryHeader.Size, header.UncompressedPayloadSize, header, validation.Offset);
+            while (enumerator.MoveNext())
             {
-                var validation = window.Validate(offset, out byte* entry);
-                if (!validation.IsValid)
-                    break;
-                var header = validation.Header;
-                var enumerator = new PageRecordEnumerator(entry + JournalEntryHeader.Size, header.UncompressedPayloadSize, header, offset);
-                while (enumerator.MoveNext())
-                {
-                    var r = enumerator.Current;
-                    records.Add(new Record(r.PageNumber, r.PageCount, r.Encoding,
-                        r.Encoding == PageRecordEncoding.Full ? 0 : CountOps(r.Data, r.EncodedLength)));
-                }
-                entries++;
-                bytes += validation.EntrySize;
-                offset += validation.EntrySize;
+                var r = enumerator.Current;
+                records.Add(new Record(r.PageNumber, r.PageCount, r.Encoding,
+                    r.Encoding == PageRecordEncoding.Full ? 0 : CountOps(r.Data, r.EncodedLength)));
             }
-        }
+            entries++;
+            bytes += validation.EntrySize;
+        });
 
         // The last self-contained record of each run (first page, page count): everything on that run before it is moot.
         var lastSelfContained = new Dictionary<(long, int), int>();

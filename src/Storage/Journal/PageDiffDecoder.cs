@@ -7,12 +7,16 @@ namespace Cairn.Journal;
 /// Checks and applies the ops <see cref="PageDiffEncoder"/> writes. Every skip and length is checked
 /// against the run and the encoded bytes before it is used, and every op consumes at least two
 /// encoded bytes, so bad input ends in a problem report, never an out-of-bounds access or a loop.
+/// One decoder serves both uses (check only, check and apply), so the checks cannot differ between them.
 /// </summary>
 internal static unsafe class PageDiffDecoder
 {
     /// <summary>Null if the ops are well formed for a run of <paramref name="length"/> bytes, else what is wrong.</summary>
     public static string? Validate(byte* encoded, int encodedLength, int length)
-        => Run(encoded, encodedLength, target: null, length);
+    {
+        var nowhere = new Nowhere();
+        return Run(encoded, encodedLength, length, ref nowhere);
+    }
 
     /// <summary>
     /// Applies the ops to <paramref name="target"/> (<paramref name="length"/> bytes). Returns null on
@@ -22,22 +26,55 @@ internal static unsafe class PageDiffDecoder
     public static string? Apply(byte* encoded, int encodedLength, byte* target, int length)
     {
         ArgumentNullException.ThrowIfNull(target);
-        return Run(encoded, encodedLength, target, length);
+        var direct = new Direct(target);
+        return Run(encoded, encodedLength, length, ref direct);
+    }
+
+    /// <summary>What a checked op is handed to (a struct, so each use compiles to its own loop with the calls inlined).</summary>
+    private interface IOpSink
+    {
+        void Literal(byte* source, int start, int count);
+
+        void Zeros(int start, int count);
+    }
+
+    private struct Nowhere : IOpSink
+    {
+        public readonly void Literal(byte* source, int start, int count) { }
+
+        public readonly void Zeros(int start, int count) { }
+    }
+
+    private readonly struct Direct(byte* target) : IOpSink
+    {
+        public void Literal(byte* source, int start, int count) => CopyLiteral(source, target + start, count);
+
+        public void Zeros(int start, int count) => new Span<byte>(target + start, count).Clear();
     }
 
     // Replay runs this for every diff record (millions in a full journal), once per open: optimized from its first call.
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private static string? Run(byte* encoded, int encodedLength, byte* target, int length)
+    private static string? Run<TSink>(byte* encoded, int encodedLength, int length, ref TSink sink)
+        where TSink : struct, IOpSink
     {
         long input = 0;
         long position = 0; // end of the previous op in the run
         int op = 0;
         while (input < encodedLength)
         {
-            if (!VarInt.TryRead(encoded + input, encodedLength - input, out ulong skip, out int read))
+            // Most skips and lengths fit one byte: read those without the general loop.
+            ulong skip = encoded[input];
+            int read = 1;
+            if (skip >= 0x80 && !VarInt.TryRead(encoded + input, encodedLength - input, out skip, out read))
                 return $"diff op {op} at byte {input}: malformed or truncated skip";
             input += read;
-            if (!VarInt.TryRead(encoded + input, encodedLength - input, out ulong lengthAndKind, out read))
+            ulong lengthAndKind;
+            if (input < encodedLength && encoded[input] < 0x80)
+            {
+                lengthAndKind = encoded[input];
+                read = 1;
+            }
+            else if (!VarInt.TryRead(encoded + input, encodedLength - input, out lengthAndKind, out read))
                 return $"diff op {op} at byte {input}: malformed or truncated length";
             input += read;
             bool literal = (lengthAndKind & 1) == 0;
@@ -49,17 +86,17 @@ internal static unsafe class PageDiffDecoder
             long start = position + (long)skip;
             if (count > (ulong)(length - start))
                 return $"diff op {op}: {count} bytes at byte {start} pass the run's end ({length} bytes)";
-            if (literal && count > (ulong)(encodedLength - input))
-                return $"diff op {op}: {count} literal bytes but only {encodedLength - input} encoded bytes left";
-            if (target != null)
-            {
-                if (literal)
-                    CopyLiteral(encoded + input, target + start, (int)count);
-                else
-                    new Span<byte>(target + start, (int)count).Clear();
-            }
             if (literal)
+            {
+                if (count > (ulong)(encodedLength - input))
+                    return $"diff op {op}: {count} literal bytes but only {encodedLength - input} encoded bytes left";
+                sink.Literal(encoded + input, (int)start, (int)count);
                 input += (long)count;
+            }
+            else
+            {
+                sink.Zeros((int)start, (int)count);
+            }
             position = start + (long)count;
             op++;
         }

@@ -281,6 +281,52 @@ public unsafe class JournalReaderTests
         Assert.Equal(page10, target.Bytes(10));
     }
 
+    /// <summary>
+    /// Five diff records, the third with a bad op after good ones (its skip and length several bytes long): the entry is
+    /// refused naming that record, and no page of the entry is asked for or changed, neither those before nor after it.
+    /// </summary>
+    [Fact]
+    public void A_bad_op_in_the_middle_of_an_entry_leaves_every_page_of_the_entry_untouched()
+    {
+        byte[] good = [0x81, 0x01, 0x06, 1, 2, 3, 0x90, 0x03, 0x0B]; // skip 129, literal of 3; skip 400, zero run of 5
+        byte[] bad = [.. good, 0xFF, 0x3F, 0x04, 9, 9]; // then skip 8191 from byte 537: past the page
+        var payload = new List<byte>();
+        for (long page = 10; page < 15; page++)
+            payload.AddRange(JournalTestEntries.Record(page, 1, PageRecordEncoding.Diff, page == 12 ? bad : good));
+        var entry = JournalTestEntries.Seal(payload.ToArray(), 5, 7, 100);
+        using var reader = new JournalEntryReader();
+        using var target = new MemoryTarget();
+        var before = new Dictionary<long, byte[]>();
+        for (long page = 10; page < 15; page++)
+        {
+            before[page] = new byte[8192];
+            new Random((int)page).NextBytes(before[page]);
+            target.Set(page, before[page]);
+        }
+
+        var exception = Assert.Throws<JournalCorruptionException>(() => JournalTestEntries.Apply(reader, entry, target, offset: 8192));
+        Assert.Contains("page 12", exception.Message);
+        Assert.Contains("diff op 2", exception.Message);
+        Assert.Empty(target.Requests);
+        for (long page = 10; page < 15; page++)
+            Assert.Equal(before[page], target.Bytes(page));
+
+        // The same reader then applies a good entry whole (nothing of the refused one carried over).
+        var fixedPayload = new List<byte>();
+        for (long page = 10; page < 15; page++)
+            fixedPayload.AddRange(JournalTestEntries.Record(page, 1, PageRecordEncoding.Diff, good));
+        Assert.Equal(5, JournalTestEntries.Apply(reader, JournalTestEntries.Seal(fixedPayload.ToArray(), 5, 8, 100), target));
+        for (long page = 10; page < 15; page++)
+        {
+            var expected = before[page];
+            expected[129] = 1;
+            expected[130] = 2;
+            expected[131] = 3;
+            Array.Clear(expected, 532, 5);
+            Assert.Equal(expected, target.Bytes(page));
+        }
+    }
+
     [Fact]
     public void A_nonsensical_high_water_mark_does_not_let_records_through()
     {

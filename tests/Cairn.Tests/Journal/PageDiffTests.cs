@@ -76,6 +76,56 @@ public unsafe class PageDiffTests
         }
     }
 
+    /// <summary>
+    /// Ops that end exactly at the run's last byte (a literal, a zero run; skips and lengths of one byte and of several,
+    /// the decoder's short and general varint paths) apply, and one byte more is refused before anything is written.
+    /// </summary>
+    [Theory]
+    [InlineData(1, 7)]
+    [InlineData(1, 200)]
+    [InlineData(2, 1)]
+    [InlineData(2, 63)]
+    [InlineData(3, 300)]
+    public void Ops_that_run_to_the_runs_end_apply_and_one_byte_more_is_refused(int pages, int count)
+    {
+        int length = pages * Page;
+        foreach (bool literal in new[] { true, false })
+        {
+            var bytes = new byte[count];
+            new Random(count).NextBytes(bytes);
+            var target = new byte[length];
+            new Random(7).NextBytes(target);
+            var expected = (byte[])target.Clone();
+            if (literal)
+                bytes.CopyTo(expected, length - count);
+            else
+                Array.Clear(expected, length - count, count);
+
+            Assert.Null(Apply(Op(length - count, count, literal ? bytes : null), target));
+            Assert.Equal(expected, target);
+
+            var past = Op(length - count, count + 1, literal ? [.. bytes, 1] : null);
+            var untouched = (byte[])target.Clone();
+            Assert.Contains("pass the run's end", Validate(past, length));
+            Assert.Contains("pass the run's end", Apply(past, target));
+            Assert.Equal(untouched, target);
+        }
+    }
+
+    /// <summary>One op: a skip, then a literal of <paramref name="literal"/>'s bytes, or a zero run when it is null.</summary>
+    private static byte[] Op(int skip, int count, byte[]? literal)
+    {
+        var encoded = new byte[VarInt.MaxLength * 2 + (literal?.Length ?? 0)];
+        int at;
+        fixed (byte* e = encoded)
+        {
+            at = VarInt.Write(e, (ulong)skip);
+            at += VarInt.Write(e + at, ((ulong)count << 1) | (literal is null ? 1UL : 0UL));
+        }
+        literal?.CopyTo(encoded, at);
+        return encoded[..(at + (literal?.Length ?? 0))];
+    }
+
     [Fact]
     public void One_changed_byte_is_skip_length_literal()
     {

@@ -1,0 +1,111 @@
+using System.Diagnostics;
+using System.IO.Hashing;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using Cairn.Journal;
+
+namespace Cairn.Bench.Recovery;
+
+/// <summary>
+/// <c>--replay-cpu DIR [--rounds N]</c>: the CPU the replay's decoding and applying costs, alone. Reads every valid
+/// entry of DIR's journals into memory once, then each round applies all of them through one
+/// <see cref="JournalEntryReader"/> into pages in memory (no data file, no disk, no start-up), timing the process's
+/// CPU and the wall clock (the first round also allocates the pages; later rounds reuse them); the rebuilt pages' hash after each round tells two builds apart if they ever disagree.
+/// On a loaded machine a round's CPU time is the steadier figure (it counts only the replay's own work).
+/// </summary>
+public static unsafe class ReplayCpu
+{
+    public static int Run(IReadOnlyList<string> args, TextWriter output)
+    {
+        string directory = args[0];
+        int rounds = args.Count >= 3 && args[1] == "--rounds" ? int.Parse(args[2]) : 5;
+        var entries = Load(directory, out long bytes);
+        output.WriteLine($"replay CPU of {directory}: {entries.Count:N0} entries, {bytes:N0} bytes in memory, {rounds} rounds");
+        using var reader = new JournalEntryReader();
+        var cpu = new List<double>();
+        using var target = new MemoryPages();
+        for (int round = 0; round < rounds; round++)
+        {
+            target.Zero(); // outside the timing: every round starts from the same pages, allocated by the first
+            var process = Process.GetCurrentProcess();
+            var cpuBefore = process.TotalProcessorTime;
+            long started = Stopwatch.GetTimestamp();
+            long records = 0;
+            foreach (var (entry, validation) in entries)
+                records += reader.Apply((byte*)entry, validation, ref Unsafe.AsRef(in target));
+            var wall = Stopwatch.GetElapsedTime(started);
+            process.Refresh();
+            double cpuMs = (process.TotalProcessorTime - cpuBefore).TotalMilliseconds;
+            cpu.Add(cpuMs);
+            output.WriteLine($"round {round + 1}: {records:N0} records, CPU {cpuMs:N0} ms, wall {wall.TotalMilliseconds:N0} ms, " +
+                $"load {File.ReadAllText("/proc/loadavg").Split(' ')[0]}, pages hash {target.Hash():x16}");
+        }
+        // The first round also allocates the pages: the figure is of the rounds after it, when there are any.
+        var steady = cpu.Count > 1 ? cpu[1..] : cpu;
+        steady.Sort();
+        output.WriteLine($"CPU per round{(cpu.Count > 1 ? " after the first" : "")}: min {steady[0]:N0} ms, median {steady[steady.Count / 2]:N0} ms");
+        foreach (var (entry, _) in entries)
+            NativeMemory.Free((void*)entry);
+        return 0;
+    }
+
+    /// <summary>Every valid entry of the journals, in log order, each copied into native memory of its own.</summary>
+    private static List<(nint Entry, JournalEntryValidation Validation)> Load(string directory, out long bytes)
+    {
+        var entries = new List<(nint, JournalEntryValidation)>();
+        long total = 0;
+        JournalWalk.ValidEntries(directory, (entry, in validation) =>
+        {
+            void* copy = NativeMemory.Alloc((nuint)validation.EntrySize);
+            Buffer.MemoryCopy(entry, copy, validation.EntrySize, validation.EntrySize);
+            entries.Add(((nint)copy, validation));
+            total += validation.EntrySize;
+        });
+        bytes = total;
+        return entries;
+    }
+
+    /// <summary>
+    /// Page runs in native memory by first page, kept from round to round (zeroed between them); a run first patched
+    /// starts as zeros (no data file here).
+    /// </summary>
+    private sealed class MemoryPages : IJournalPageTarget, IDisposable
+    {
+        private readonly Dictionary<long, (nint Pointer, int Count)> _runs = [];
+
+        public byte* GetPageForWrite(long pageNumber, int pageCount, bool needsCurrentContent)
+        {
+            if (_runs.TryGetValue(pageNumber, out var run) && run.Count == pageCount)
+                return (byte*)run.Pointer;
+            if (run.Pointer != 0)
+                NativeMemory.Free((void*)run.Pointer);
+            nint pointer = (nint)NativeMemory.AllocZeroed((nuint)pageCount * 8192);
+            _runs[pageNumber] = (pointer, pageCount);
+            return (byte*)pointer;
+        }
+
+        public void Zero()
+        {
+            foreach (var (pointer, count) in _runs.Values)
+                NativeMemory.Clear((void*)pointer, (nuint)count * 8192);
+        }
+
+        public ulong Hash()
+        {
+            var hash = new XxHash64();
+            foreach (var (page, (pointer, count)) in _runs.OrderBy(r => r.Key))
+            {
+                hash.Append(BitConverter.GetBytes(page));
+                hash.Append(new ReadOnlySpan<byte>((void*)pointer, count * 8192));
+            }
+            return hash.GetCurrentHashAsUInt64();
+        }
+
+        public void Dispose()
+        {
+            foreach (var (pointer, _) in _runs.Values)
+                NativeMemory.Free((void*)pointer);
+            _runs.Clear();
+        }
+    }
+}

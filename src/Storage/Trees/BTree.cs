@@ -86,11 +86,13 @@ internal sealed unsafe partial class BTree
     {
         long pageNumber = _state.RootPage;
         byte* page = _pages.GetPage(pageNumber);
+        ProbePrefetch.PageHead(page);
         int levels = 1;
         while (TreePage.IsBranch(page))
         {
             pageNumber = TreePage.BranchChild(page, TreePage.SearchBranch(page, key));
             page = _pages.GetPage(pageNumber);
+            ProbePrefetch.PageHead(page);
             if (++levels > TreePath.MaxDepth)
                 ThrowCorrupt(pageNumber, $"the tree is deeper than {TreePath.MaxDepth} levels (a page cycle?)");
         }

@@ -131,8 +131,15 @@ internal static unsafe class TreePage
         ushort* slots = Slots(page);
         int low = 0;
         int high = Count(page) - 1;
+        int reach = ProbePrefetch.KeyReach(LeafNodeHeader.Size, key.Length);
+        int untilPrefetch = 0;
         while (low <= high)
         {
+            if (--untilPrefetch < 0)
+            {
+                ProbePrefetch.NextLevels(page, slots, low, high, reach);
+                untilPrefetch = ProbePrefetch.Levels - 1;
+            }
             int middle = (int)((uint)(low + high) >> 1);
             byte* node = page + slots[middle];
             int comparison = CompareKeys(key, node + LeafNodeHeader.Size, ((LeafNodeHeader*)node)->KeySize);
@@ -157,8 +164,15 @@ internal static unsafe class TreePage
         ushort* slots = Slots(page);
         int low = 1;
         int high = Count(page) - 1;
+        int reach = ProbePrefetch.KeyReach(BranchNodeHeader.Size, key.Length);
+        int untilPrefetch = 0;
         while (low <= high)
         {
+            if (--untilPrefetch < 0)
+            {
+                ProbePrefetch.NextLevels(page, slots, low, high, reach);
+                untilPrefetch = ProbePrefetch.Levels - 1;
+            }
             int middle = (int)((uint)(low + high) >> 1);
             byte* node = page + slots[middle];
             int comparison = CompareKeys(key, node + BranchNodeHeader.Size, ((BranchNodeHeader*)node)->KeySize);

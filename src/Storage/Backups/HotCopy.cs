@@ -29,6 +29,7 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
     private const int ChunkSize = 1 << 20;
     private long _done;
     private long _total;
+    private bool _lastReportComplete; // false: a final report is owed (the total shrank after the last one)
 
     /// <summary>Copies; returns the transaction the copy opens to, the bytes and the number of files copied.</summary>
     public (long TransactionId, long Bytes, int Files) Run()
@@ -44,6 +45,10 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
         _total = dataLength + journals.Sum(j => j.Length);
         foreach (var (name, path, length) in journals)
             CopyFile(path, JournalFileName.DirectoryName + "/" + name, length);
+        // The total first counted the journal files whole; with no entry after P nothing is copied after the data file,
+        // so the last report would stay short of the total: one more says the copy is complete.
+        if (!_lastReportComplete)
+            Report();
         target.Complete(Math.Max(transactionId, synced.LastTransactionId));
         return (Math.Max(transactionId, synced.LastTransactionId), _done, 1 + journals.Count);
     }
@@ -125,6 +130,13 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
     private void Advance(long bytes)
     {
         _done += bytes;
-        progress?.Invoke(_done, Math.Max(_total, _done));
+        Report();
+    }
+
+    private void Report()
+    {
+        _total = Math.Max(_total, _done);
+        _lastReportComplete = _done >= _total;
+        progress?.Invoke(_done, _total);
     }
 }

@@ -15,13 +15,22 @@ namespace Cairn.Trees;
 /// MoveNext goes to the first key above the saved one, MovePrevious to the last key below it, and
 /// Key/Value/IsPositioned to the saved key or, if that was deleted, the next one.
 /// </para>
+/// <para>
+/// Over a read-only tree nothing can change under the cursor within its transaction, so it keeps no key: copying
+/// each key on every step was a quarter of a full scan's time (docs/benchmarks.md, "One-shot scan"). The only
+/// version change a read-only tree sees is its pooled read context re-pointing it at a newer snapshot for the next
+/// transaction, after the public cursor of the old one has ended; a cursor stepped across that is an engine bug,
+/// refused rather than positioned by a key it did not keep.
+/// </para>
 /// </summary>
 internal sealed unsafe class BTreeCursor
 {
-    // Pinned, allocated once: the saved key is copied on every step and compared by pointer.
-    private readonly byte[] _savedKeyBuffer;
-    private readonly byte* _savedKey;
+    // Pinned, allocated once per cursor over a writable tree: the saved key is copied on every step and compared by
+    // pointer. Null over a read-only tree, whose cursor keeps no key.
+    private byte[]? _savedKeyBuffer;
+    private byte* _savedKey;
     private int _savedKeyLength;
+    private bool _keepsKey;
 
     private BTree _tree;
     private IPageAccess _pages;
@@ -35,10 +44,9 @@ internal sealed unsafe class BTreeCursor
     public BTreeCursor(BTree tree)
     {
         ArgumentNullException.ThrowIfNull(tree);
-        _savedKeyBuffer = GC.AllocateUninitializedArray<byte>(StorageConstants.MaxKeySize, pinned: true);
-        _savedKey = (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(_savedKeyBuffer));
         _tree = tree;
         _pages = tree.Pages;
+        BindKeyKeeping();
     }
 
     /// <summary>Unpositions the cursor and binds it to <paramref name="tree"/>, keeping its buffers.</summary>
@@ -48,6 +56,17 @@ internal sealed unsafe class BTreeCursor
         _tree = tree;
         _pages = tree.Pages;
         _positioned = false;
+        BindKeyKeeping();
+    }
+
+    private void BindKeyKeeping()
+    {
+        _keepsKey = _pages.IsWritable;
+        if (_keepsKey && _savedKeyBuffer is null)
+        {
+            _savedKeyBuffer = GC.AllocateUninitializedArray<byte>(StorageConstants.MaxKeySize, pinned: true);
+            _savedKey = (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(_savedKeyBuffer));
+        }
     }
 
     public bool IsPositioned
@@ -100,7 +119,8 @@ internal sealed unsafe class BTreeCursor
     {
         if (_positioned && _version == _tree.Version && ++_index < _leafCount)
         {
-            SaveKey();
+            if (_keepsKey)
+                SaveKey();
             return true;
         }
         return MoveNextSlow();
@@ -111,13 +131,17 @@ internal sealed unsafe class BTreeCursor
     {
         if (_positioned && _version == _tree.Version && --_index >= 0)
         {
-            SaveKey();
+            if (_keepsKey)
+                SaveKey();
             return true;
         }
         return MovePreviousSlow();
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    // The per-leaf paths are compiled fully optimised at their first call: a one-shot scan of a million keys ends within
+    // tiered compilation's delay, so it ran every leaf change on unoptimised code (docs/benchmarks.md, "One-shot scan").
+    // They run once per leaf, so dynamic PGO has little to give them.
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private bool MoveNextSlow()
     {
         if (!_positioned)
@@ -132,7 +156,7 @@ internal sealed unsafe class BTreeCursor
         return Settle(found);
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private bool MovePreviousSlow()
     {
         if (!_positioned)
@@ -157,7 +181,15 @@ internal sealed unsafe class BTreeCursor
     /// <summary>After a modification: back to the saved key, or the next one if it is gone.</summary>
     private void Relocate() => Settle(SeekLowerBound(SavedKey));
 
-    private ReadOnlySpan<byte> SavedKey => new(_savedKey, _savedKeyLength);
+    private ReadOnlySpan<byte> SavedKey
+    {
+        get
+        {
+            if (!_keepsKey)
+                throw new InvalidOperationException("A read-only tree changed version under its cursor: it keeps no key to find its place again.");
+            return new(_savedKey, _savedKeyLength);
+        }
+    }
 
     private bool CurrentKeyEquals(ReadOnlySpan<byte> key) => TreePage.LeafKey(TreePage.Node(_leaf, _index)).SequenceEqual(key);
 
@@ -165,7 +197,7 @@ internal sealed unsafe class BTreeCursor
     {
         _positioned = positioned;
         _version = _tree.Version;
-        if (positioned)
+        if (positioned && _keepsKey)
             SaveKey();
         return positioned;
     }
@@ -230,6 +262,7 @@ internal sealed unsafe class BTreeCursor
     }
 
     /// <summary>Moves to the first entry of the next non-empty leaf; false at the end of the tree.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private bool NextLeaf()
     {
         int leafLevel = _path.LeafLevel;
@@ -259,6 +292,7 @@ internal sealed unsafe class BTreeCursor
                 child = TreePage.BranchChild(page, 0);
             }
             MoveToLeaf(leafLevel, child);
+            PrefetchFollowingLeaf(page, _path.Indices[leafLevel - 1]);
             if (_leafCount > 0)
             {
                 _index = 0;
@@ -268,6 +302,7 @@ internal sealed unsafe class BTreeCursor
     }
 
     /// <summary>Moves to the last entry of the previous non-empty leaf; false at the start of the tree.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private bool PreviousLeaf()
     {
         int leafLevel = _path.LeafLevel;
@@ -304,6 +339,17 @@ internal sealed unsafe class BTreeCursor
                 return true;
             }
         }
+    }
+
+    /// <summary>
+    /// A scan steps through a leaf's entries for a while before it needs the next leaf, which lies anywhere in the map
+    /// or scratch memory: asking for its head now overlaps that miss with this leaf's work instead of stalling on it
+    /// (the first touch of each leaf was a sixth of a full scan's time).
+    /// </summary>
+    private void PrefetchFollowingLeaf(byte* parent, int childIndex)
+    {
+        if (childIndex + 1 < TreePage.Count(parent))
+            ProbePrefetch.PageHead(_pages.GetPage(TreePage.BranchChild(parent, childIndex + 1)));
     }
 
     private void MoveToLeaf(int leafLevel, long pageNumber)

@@ -167,5 +167,40 @@ public class BTreeCursorTests
         Assert.True(cursor.Key.SequenceEqual(TreeHarness.Key(19)));
     }
 
+    [Fact]
+    public void A_cursor_over_a_read_only_tree_steps_both_ways_through_every_key_across_leaves()
+    {
+        using var h = Filled(5000);
+        h.Pages.IsWritable = false;
+        var cursor = new BTreeCursor(h.Tree);
+        var forward = new List<byte[]>();
+        for (bool more = cursor.First(); more; more = cursor.MoveNext())
+            forward.Add(cursor.Key.ToArray());
+        var backward = new List<byte[]>();
+        for (bool more = cursor.Last(); more; more = cursor.MovePrevious())
+            backward.Add(cursor.Key.ToArray());
+        backward.Reverse();
+        Assert.Equal(h.Model.Keys.Select(Convert.ToHexString), forward.Select(Convert.ToHexString));
+        Assert.Equal(h.Model.Keys.Select(Convert.ToHexString), backward.Select(Convert.ToHexString));
+        Assert.True(h.Tree.State.LeafPages > 10);
+    }
+
+    [Fact]
+    public void A_read_only_trees_cursor_keeps_no_key_so_it_refuses_to_step_across_a_repoint()
+    {
+        // A read-only tree changes version only when its pooled read context re-points it at the next transaction's
+        // snapshot; its cursor keeps no key to find its place with, so a step across that is refused, not guessed.
+        using var h = Filled(300);
+        h.Pages.IsWritable = false;
+        var snapshot = new BTree(h.Pages, h.Tree.State);
+        var cursor = new BTreeCursor(snapshot);
+        Assert.True(cursor.Seek(TreeHarness.Key(100)));
+        snapshot.Repoint(h.Tree.State);
+        Assert.Throws<InvalidOperationException>(() => cursor.MoveNext());
+        Assert.True(cursor.Seek(TreeHarness.Key(100))); // positioning afresh needs no kept key
+        Assert.True(cursor.MoveNext());
+        Assert.True(cursor.Key.SequenceEqual(TreeHarness.Key(101)));
+    }
+
     private static int ToInt(ReadOnlySpan<byte> key) => System.Buffers.Binary.BinaryPrimitives.ReadInt32BigEndian(key);
 }

@@ -30,7 +30,7 @@ internal sealed class RoundSplit
     private readonly List<double> totals = []; // ms from queued to the last caller resumed
     private long entries;
     private long followerFlushes;
-    private long commits;
+    private long commits; // DotNext commits that covered entries (each waits on the flusher only past the flushed index)
     private int followerCount;
 
     /// <summary>Adds one run: the leader's events and each follower's.</summary>
@@ -61,7 +61,7 @@ internal sealed class RoundSplit
 
     public void Print(int callers)
     {
-        Console.WriteLine($"  {callers} callers: {totals.Count} whole rounds of {entries} entries; per entry: {followerFlushes / (double)Math.Max(1, entries) / Math.Max(1, followerCount):F2} follower append flushes per follower, {commits / (double)Math.Max(1, entries) / (followerCount + 1):F2} commit flushes per node");
+        Console.WriteLine($"  {callers} callers: {totals.Count} whole rounds of {entries} entries; per entry: {followerFlushes / (double)Math.Max(1, entries) / Math.Max(1, followerCount):F2} follower append flushes per follower, {commits / (double)Math.Max(1, entries) / (followerCount + 1):F2} log commits per node (a commit flushes only past the flushed index)");
         Console.WriteLine($"    {"stage (ms since the one before)",-34} {"p50",8} {"p90",8}");
         for (var s = 1; s < Chain.Length; s++)
             Console.WriteLine($"    {Chain[s].Name,-34} {Measure.Percentile(steps[s], 0.5),8:F2} {Measure.Percentile(steps[s], 0.9),8:F2}");

@@ -4,7 +4,8 @@ using Cairn.Cluster.Bench;
 // this process with its Raft traffic over loopback TCP, and all of them and the single node share this machine's one
 // disk: a real cluster has a disk per node and a network between them (the roundtrip part says what that adds).
 //   dotnet build bench/Cairn.Cluster.Bench -c Release -o .scratch/cluster-bench-bin
-//   dotnet .scratch/cluster-bench-bin/Cairn.Cluster.Bench.dll [throughput|failover|roundtrip|all] [options]
+//   dotnet .scratch/cluster-bench-bin/Cairn.Cluster.Bench.dll [throughput|failover|roundtrip|all|split] [options]
+//   (split: where a replication round's time goes, per stage, at each --callers count; not part of "all")
 // Options: --callers 16,64  --rounds 4  --writes 100 (per caller per round)  --kills 20  --background 2
 //          --election 150-300 (the Raft election timeout range, ms; DotNext's heartbeat is a third of the lower bound)
 var mode = args.Length > 0 && !args[0].StartsWith("--", StringComparison.Ordinal) ? args[0] : "all";
@@ -16,7 +17,9 @@ if (mode is "roundtrip" or "all")
     await RoundTripBench.RunAsync(options.Rounds, options.Writes, options.LowerElection, options.UpperElection);
 if (mode is "failover" or "all")
     await FailoverBench.RunAsync(options.Kills, options.Background, options.LowerElection, options.UpperElection);
-if (mode is not ("throughput" or "roundtrip" or "failover" or "all"))
+if (mode is "split")
+    await SplitBench.RunAsync(options.Callers, options.Rounds, options.Writes, options.LowerElection, options.UpperElection);
+if (mode is not ("throughput" or "roundtrip" or "failover" or "all" or "split"))
 {
     Console.Error.WriteLine($"Unknown mode '{mode}': throughput, failover, roundtrip or all.");
     return 2;

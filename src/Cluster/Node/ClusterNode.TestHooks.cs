@@ -1,3 +1,5 @@
+using Cairn.Cluster.Node;
+
 namespace Cairn.Cluster;
 
 public sealed partial class ClusterNode
@@ -14,5 +16,16 @@ public sealed partial class ClusterNode
         /// changed, before the node pauses to ask again: a test mends the fault that made the node fall behind there.
         /// </summary>
         public void AfterRefusedAdd(Action<int> hook) => node.afterRefusedAdd = hook;
+
+        /// <summary>
+        /// Timestamps this node's replication stages into <paramref name="recorder"/> from now on (the bench's split
+        /// of a round, docs/benchmarks.md); null stops it.
+        /// </summary>
+        public void RecordRounds(RoundRecorder? recorder)
+        {
+            node.batcher.Rounds = recorder;
+            node.log.Rounds = recorder;
+            node.stateMachine.Rounds = recorder;
+        }
     }
 }

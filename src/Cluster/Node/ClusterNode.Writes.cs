@@ -41,6 +41,8 @@ public sealed partial class ClusterNode
             throw Refusal(command.Id, failure, cancellationToken);
         }
 
+        if (outcome.Status == ApplyStatus.Applied)
+            batcher.Rounds?.Record(RoundStage.CallerCompleted, outcome.Index);
         return outcome.Status switch
         {
             ApplyStatus.Applied => new ClusterWriteResult(outcome.Index, WasRetry: false),

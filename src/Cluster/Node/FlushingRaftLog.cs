@@ -1,6 +1,7 @@
 using DotNext.IO.Log;
 using DotNext.Net.Cluster.Consensus.Raft;
 using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
+using Cairn.Cluster.Node;
 
 namespace Cairn.Cluster;
 
@@ -30,14 +31,30 @@ internal sealed class FlushingRaftLog(WriteAheadLog.Options options, IStateMachi
 
     internal FlushingRaftLogTestHooks ForTestingPurposesOnly() => testHooks ??= new();
 
+    /// <summary>The bench's stage recorder (<see cref="ClusterNode.TestHooks.RecordRounds"/>); null otherwise.</summary>
+    internal RoundRecorder? Rounds { get; set; }
+
     public new async ValueTask AppendAsync<TEntry>(ILogEntryProducer<TEntry> entries, long startIndex, bool skipCommitted = false, CancellationToken token = default)
         where TEntry : IRaftLogEntry
     {
         // A heartbeat brings no entries: nothing new to make durable, so no flush on the heartbeat's path.
-        var bringsEntries = entries.RemainingCount > 0;
+        var count = entries.RemainingCount;
+        var rounds = count > 0 ? Rounds : null;
+        rounds?.Record(RoundStage.FollowerReceived, startIndex, startIndex + count - 1);
         await base.AppendAsync(entries, startIndex, skipCommitted, token).ConfigureAwait(false);
-        if (bringsEntries)
+        rounds?.Record(RoundStage.FollowerAppended, startIndex, startIndex + count - 1);
+        if (count > 0)
             await FlushAsync(token).ConfigureAwait(false);
+        rounds?.Record(RoundStage.FollowerFlushed, startIndex, startIndex + count - 1);
+    }
+
+    // The leader's append of its own entry (RaftCluster.ReplicateAsync): DotNext's, re-implemented only to be timed.
+    public new async ValueTask<long> AppendAsync<TEntry>(TEntry entry, CancellationToken token = default)
+        where TEntry : IRaftLogEntry
+    {
+        var index = await base.AppendAsync(entry, token).ConfigureAwait(false);
+        Rounds?.Record(RoundStage.LeaderAppended, index);
+        return index;
     }
 
     public new async Task FlushAsync(CancellationToken token = default)
@@ -55,10 +72,15 @@ internal sealed class FlushingRaftLog(WriteAheadLog.Options options, IStateMachi
 
     public new async ValueTask<long> CommitAsync(long endIndex, CancellationToken token = default)
     {
+        var rounds = Rounds;
+        var first = LastCommittedEntryIndex + 1;
+        rounds?.Record(RoundStage.CommitStarted, first, endIndex);
         await TakeTurnAsync(token).ConfigureAwait(false);
         try
         {
-            return await base.CommitAsync(endIndex, token).ConfigureAwait(false);
+            var committed = await base.CommitAsync(endIndex, token).ConfigureAwait(false);
+            rounds?.Record(RoundStage.Committed, first, endIndex);
+            return committed;
         }
         finally
         {

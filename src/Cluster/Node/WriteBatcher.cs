@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Cairn.Cluster.Commands;
 using Cairn.Cluster.StateMachine;
 
@@ -19,6 +20,9 @@ internal sealed class WriteBatcher(int maxCommands, int maxBytes, Func<ReadOnlyM
     private bool sending; // a SendAsync loop runs; it takes whatever queues until the queue is empty
     private long entries; // entries replicated (or attempted); written by the one SendAsync loop, read by any thread
     private long commands; // the commands those entries carried; the same
+
+    /// <summary>The bench's stage recorder (set through the node's test hooks); null otherwise.</summary>
+    public RoundRecorder? Rounds { get; set; }
 
     /// <summary>Entries this batcher handed to Raft.</summary>
     public long Entries => Volatile.Read(ref entries);
@@ -86,11 +90,15 @@ internal sealed class WriteBatcher(int maxCommands, int maxBytes, Func<ReadOnlyM
         try
         {
             var waiter = new ApplyWaiter(batch.Select(write => write.Id).ToArray());
+            var rounds = Rounds;
+            var sent = Stopwatch.GetTimestamp();
             await replicate(BatchCodec.Encode(batch.Select(write => write.Body).ToArray()), waiter).ConfigureAwait(false);
             // DotNext returns once this node applied the entry's index, so the apply has set the waiter; if the entry
             // applied there was another's (a new leader's), its context was not this waiter, and nothing will set it.
             waiter.Complete(new EntryOutcome(ApplyStatus.NoOp, []));
             var outcomes = await waiter.Task.ConfigureAwait(false);
+            if (rounds is not null && outcomes.Length > 0 && outcomes[0].Status == ApplyStatus.Applied)
+                RecordRound(rounds, batch, outcomes[0].Index, sent);
             for (var i = 0; i < batch.Length; i++)
                 batch[i].TrySetResult(outcomes[i]);
         }
@@ -101,10 +109,20 @@ internal sealed class WriteBatcher(int maxCommands, int maxBytes, Func<ReadOnlyM
         }
     }
 
+    private static void RecordRound(RoundRecorder rounds, QueuedWrite[] batch, long index, long sent)
+    {
+        rounds.Record(RoundStage.ReplicateReturned, index);
+        rounds.RecordAt(RoundStage.Sent, index, sent);
+        foreach (var write in batch)
+            rounds.RecordAt(RoundStage.Queued, index, write.QueuedAt);
+    }
+
     private sealed class QueuedWrite(OperationId id, byte[] body) : TaskCompletionSource<ApplyOutcome>(TaskCreationOptions.RunContinuationsAsynchronously)
     {
         public OperationId Id { get; } = id;
 
         public byte[] Body { get; } = body;
+
+        public long QueuedAt { get; } = Stopwatch.GetTimestamp();
     }
 }

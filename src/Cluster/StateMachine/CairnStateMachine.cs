@@ -84,6 +84,9 @@ internal sealed class CairnStateMachine : IStateMachine
 
     ISnapshot? ISnapshotManager.Snapshot => snapshot;
 
+    /// <summary>The bench's stage recorder (set through the node's test hooks); null otherwise.</summary>
+    internal Node.RoundRecorder? Rounds { get; set; }
+
     // The snapshot is the live environment: no older version is kept on disk to reclaim.
     ValueTask ISnapshotManager.ReclaimGarbageAsync(long watermark, CancellationToken token) => ValueTask.CompletedTask;
 
@@ -96,6 +99,7 @@ internal sealed class CairnStateMachine : IStateMachine
         var payload = !entry.IsConfiguration && entry.TryGetPayload(out var bytes) ? bytes : ReadOnlySequence<byte>.Empty;
         var applied = ApplyEntry(entry.Index, payload, token, entry.Term);
         Volatile.Write(ref appliedTerm, long.Max(appliedTerm, entry.Term));
+        Rounds?.Record(Node.RoundStage.Applied, entry.Index);
         (entry.Context as ApplyWaiter)?.Complete(applied);
         return entry.Index;
     }

@@ -18,15 +18,7 @@ public sealed class AgeFlushTests
     public void A_large_flush_the_journal_does_not_cover_waits_while_writers_commit_and_goes_once_the_journal_covers_it()
     {
         using var h = new FlushHarness();
-        h.CommitAt(new JournalPosition(1, 1 << 20), PageRange(0));
-        h.Clock.Advance(Seconds(0.5));
-        h.CommitAt(new JournalPosition(1, 2 << 20), 1_000_000);
-
-        h.Clock.Advance(Seconds(0.5));
-        // Waited a flush delay, but 16.4 MiB to write for 2 MiB of journal, and the writers are busy: look again when
-        // they would have been quiet for a flush delay (no busy loop).
-        Assert.Equal(Seconds(0.5), h.Scheduler.RunCycle());
-        Assert.Empty(h.Target.Calls);
+        WaitingLargeFlush(h);
 
         h.Clock.Advance(Seconds(0.25));
         h.CommitAt(new JournalPosition(1, s_scratchBytes + (1 << 20)), 1_000_001);
@@ -47,12 +39,7 @@ public sealed class AgeFlushTests
     public void A_large_flush_goes_once_the_writers_are_quiet_for_a_flush_delay()
     {
         using var h = new FlushHarness();
-        h.CommitAt(new JournalPosition(1, 1 << 20), PageRange(0));
-        h.Clock.Advance(Seconds(0.5));
-        h.CommitAt(new JournalPosition(1, 2 << 20), 1_000_000);
-        h.Clock.Advance(Seconds(0.5));
-        h.Scheduler.RunCycle();
-        Assert.Empty(h.Target.Calls);
+        WaitingLargeFlush(h);
 
         h.Clock.Advance(Seconds(0.5) - TimeSpan.FromTicks(1));
         h.Scheduler.RunCycle();
@@ -82,6 +69,21 @@ public sealed class AgeFlushTests
         h.Scheduler.RunCycle();
         Assert.StartsWith("write 20 after 0:", h.Target.Calls[0]);
         Assert.Equal(["sync", "header 20", "release journals up to 0"], h.Target.Calls.Skip(1));
+    }
+
+    /// <summary>
+    /// Commits 16.4 MiB of pages at t = 0 and one more at t = 0.5 s, 2 MiB of journal in all, and runs the cycle at
+    /// t = 1 s: the oldest has waited a flush delay, but the writers are busy and the journal does not cover the flush,
+    /// so nothing is written and the cycle looks again when they would have been quiet for a flush delay (no busy loop).
+    /// </summary>
+    private static void WaitingLargeFlush(FlushHarness h)
+    {
+        h.CommitAt(new JournalPosition(1, 1 << 20), PageRange(0));
+        h.Clock.Advance(Seconds(0.5));
+        h.CommitAt(new JournalPosition(1, 2 << 20), 1_000_000);
+        h.Clock.Advance(Seconds(0.5));
+        Assert.Equal(Seconds(0.5), h.Scheduler.RunCycle());
+        Assert.Empty(h.Target.Calls);
     }
 
     private static long[] PageRange(long first) => Enumerable.Range(0, Pages).Select(i => first + i).ToArray();

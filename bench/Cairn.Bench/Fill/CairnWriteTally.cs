@@ -14,6 +14,7 @@ public sealed class CairnWriteTally : IDisposable
     private readonly MeterListener _listener = new();
     private long _journalBytes;
     private long _flushedBytes;
+    private long _flushes;
     private long _syncs;
 
     public CairnWriteTally()
@@ -29,7 +30,10 @@ public sealed class CairnWriteTally : IDisposable
             if (instrument.Name == CairnMetrics.JournalWriteSize)
                 Interlocked.Add(ref _journalBytes, bytes);
             else
+            {
                 Interlocked.Add(ref _flushedBytes, bytes);
+                Interlocked.Increment(ref _flushes);
+            }
         });
         _listener.SetMeasurementEventCallback<double>((_, _, _, _) => Interlocked.Increment(ref _syncs));
         _listener.Start();
@@ -38,6 +42,9 @@ public sealed class CairnWriteTally : IDisposable
     public long JournalBytes => Interlocked.Read(ref _journalBytes);
 
     public long FlushedBytes => Interlocked.Read(ref _flushedBytes);
+
+    /// <summary>Flushes to the data file (each step of a journal-by-journal flush counts).</summary>
+    public long Flushes => Interlocked.Read(ref _flushes);
 
     public long Syncs => Interlocked.Read(ref _syncs);
 

@@ -21,7 +21,7 @@ public static class FillRun
     private static extern void SyncAll();
 
     private sealed record Fill(string Store, string Mode, string Order, int Round, double Seconds, double SecondsWithSync, long SizeOnDisk, long DeviceBytes,
-        long AllocatedBytes, long JournalBytes, long FlushedBytes, long Syncs, string? Shape);
+        long AllocatedBytes, long JournalBytes, long FlushedBytes, long Flushes, long Syncs, long? ProcessBytes, string? Shape);
 
     public static int Run(IReadOnlyList<string> args, TextWriter output)
     {
@@ -54,8 +54,8 @@ public static class FillRun
                             fills.Add(fill);
                             output.WriteLine($"  round {round} {mode,-7} {order,-10} {store,-5} {options.Keys / fill.Seconds,12:N0} puts/s  " +
                                 $"(with close+sync {options.Keys / fill.SecondsWithSync,10:N0})  size {Mib(fill.SizeOnDisk),8:N1} MiB  device {Mib(fill.DeviceBytes),9:N1} MiB  " +
-                                $"allocated {fill.AllocatedBytes / (double)options.Keys,6:F1} B/put" +
-                                (store == "cairn" ? $"  (journal {Mib(fill.JournalBytes):N1} MiB = {fill.JournalBytes / (double)options.Keys:F0} B/key, flushed {Mib(fill.FlushedBytes):N1} MiB, {fill.Syncs} syncs; {fill.Shape})" : ""));
+                                $"allocated {fill.AllocatedBytes / (double)options.Keys,6:F1} B/put  process writes {(fill.ProcessBytes is { } p ? $"{Mib(p),9:N1} MiB" : "unknown")}" +
+                                (store == "cairn" ? $"  (journal {Mib(fill.JournalBytes):N1} MiB = {fill.JournalBytes / (double)options.Keys:F0} B/key, flushed {Mib(fill.FlushedBytes):N1} MiB in {fill.Flushes} flushes, {fill.Syncs} syncs; {fill.Shape})" : ""));
                         }
                     }
                 }
@@ -76,6 +76,7 @@ public static class FillRun
         Directory.CreateDirectory(directory);
         SyncAll(); // what earlier fills left dirty is not counted against this one
         long before = device?.BytesWritten() ?? 0;
+        long? processBefore = ProcessWrites.Bytes();
         var clock = Stopwatch.StartNew();
         double seconds;
         using var tally = new CairnWriteTally();
@@ -98,9 +99,10 @@ public static class FillRun
         SyncAll();
         double withSync = clock.Elapsed.TotalSeconds;
         long deviceBytes = device is null ? 0 : device.BytesWritten() - before;
+        long? processBytes = ProcessWrites.Bytes() - processBefore;
         long size = AllocatedBytes(directory);
         Directory.Delete(directory, recursive: true);
-        return new Fill(store, mode, order, round, seconds, withSync, size, deviceBytes, allocated, tally.JournalBytes, tally.FlushedBytes, tally.Syncs, shape);
+        return new Fill(store, mode, order, round, seconds, withSync, size, deviceBytes, allocated, tally.JournalBytes, tally.FlushedBytes, tally.Flushes, tally.Syncs, processBytes, shape);
     }
 
     /// <summary>Allocated bytes of every file under the directory (du), not their apparent sizes: a sparse or preallocated file counts as the disk holds it.</summary>
@@ -115,8 +117,8 @@ public static class FillRun
     private static void Summarize(List<Fill> fills, FillRunOptions options, TextWriter output)
     {
         output.WriteLine();
-        output.WriteLine("| mode | order | Cairn puts/s | LMDB puts/s | Cairn / LMDB (median of rounds) | with close+sync | size Cairn / LMDB | device bytes Cairn / LMDB | Cairn allocated per put |");
-        output.WriteLine("|---|---|---|---|---|---|---|---|---|");
+        output.WriteLine("| mode | order | Cairn puts/s | LMDB puts/s | Cairn / LMDB (median of rounds) | with close+sync | size Cairn / LMDB | device bytes Cairn / LMDB | process writes Cairn / LMDB | Cairn allocated per put |");
+        output.WriteLine("|---|---|---|---|---|---|---|---|---|---|");
         foreach (var mode in options.Modes)
         {
             foreach (var order in options.Orders)
@@ -128,6 +130,7 @@ public static class FillRun
                 output.WriteLine($"| {mode} | {order} | {options.Keys / Median(cairn.Select(f => f.Seconds)):N0} | {options.Keys / Median(lmdb.Select(f => f.Seconds)):N0} | " +
                     $"{ratio:F2}× | {ratioWithSync:F2}× | {Mib((long)Median(cairn.Select(f => (double)f.SizeOnDisk))):N0} / {Mib((long)Median(lmdb.Select(f => (double)f.SizeOnDisk))):N0} MiB | " +
                     $"{Mib((long)Median(cairn.Select(f => (double)f.DeviceBytes))):N0} / {Mib((long)Median(lmdb.Select(f => (double)f.DeviceBytes))):N0} MiB | " +
+                    $"{Mib((long)Median(cairn.Select(f => (double)(f.ProcessBytes ?? 0)))):N0} / {Mib((long)Median(lmdb.Select(f => (double)(f.ProcessBytes ?? 0)))):N0} MiB | " +
                     $"{Median(cairn.Select(f => (double)f.AllocatedBytes)) / options.Keys:F1} B |");
             }
         }

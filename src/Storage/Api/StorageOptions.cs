@@ -104,7 +104,11 @@ public sealed record StorageOptions
     public long FlushThresholdBytes { get; init; } = 1L << 30;
 
     /// <summary>
-    /// The longest a committed page version waits in scratch memory before the flusher writes it anyway.
+    /// How long a committed page version waits in scratch memory before the flusher writes it anyway, if that flush is
+    /// worth its bytes: it writes at most 16 MiB, or no more than the journal written since the last flush, or no commit
+    /// came for this long. Otherwise (a random fill, where every leaf is dirty again within seconds) the flush waits for
+    /// one of those, for <see cref="FlushThresholdBytes"/>, <see cref="MaxRecoveryJournalBytes"/> or the journals'
+    /// budget, and at most until the version has waited <see cref="SyncInterval"/> (or this delay, if longer).
     /// Default: 5 s. At least zero.
     /// </summary>
     public TimeSpan MaxFlushDelay { get; init; } = TimeSpan.FromSeconds(5);

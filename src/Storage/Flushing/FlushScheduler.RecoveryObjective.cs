@@ -27,17 +27,23 @@ internal sealed partial class FlushScheduler
 
     /// <summary>Journal bytes a crash now would leave to replay: from the synced position to <paramref name="logEnd"/>.</summary>
     internal long JournalBytesToReplay(JournalPosition logEnd)
+        => JournalBytesBetween(Volatile.Read(ref _syncedPosition).Position, logEnd, ref _spanCache);
+
+    /// <summary>
+    /// Journal bytes from <paramref name="from"/> to <paramref name="logEnd"/>, the full journals between counted through
+    /// <paramref name="cache"/> (one per caller: committers and the flusher count from different positions).
+    /// </summary>
+    private long JournalBytesBetween(JournalPosition from, JournalPosition logEnd, ref JournalSpan? cache)
     {
-        var synced = Volatile.Read(ref _syncedPosition).Position;
-        if (logEnd.Sequence <= synced.Sequence)
-            return Math.Max(0, logEnd.EndOffset - synced.EndOffset);
-        var span = Volatile.Read(ref _spanCache);
-        if (span is null || span.FromSequence != synced.Sequence || span.BelowSequence != logEnd.Sequence)
+        if (logEnd.Sequence <= from.Sequence)
+            return Math.Max(0, logEnd.EndOffset - from.EndOffset);
+        var span = Volatile.Read(ref cache);
+        if (span is null || span.FromSequence != from.Sequence || span.BelowSequence != logEnd.Sequence)
         {
-            span = new JournalSpan(synced.Sequence, logEnd.Sequence, _target.JournalFileBytes(synced.Sequence, logEnd.Sequence));
-            Volatile.Write(ref _spanCache, span);
+            span = new JournalSpan(from.Sequence, logEnd.Sequence, _target.JournalFileBytes(from.Sequence, logEnd.Sequence));
+            Volatile.Write(ref cache, span);
         }
-        return Math.Max(0, span.FileBytes - synced.EndOffset) + logEnd.EndOffset;
+        return Math.Max(0, span.FileBytes - from.EndOffset) + logEnd.EndOffset;
     }
 
     /// <summary>
@@ -48,7 +54,18 @@ internal sealed partial class FlushScheduler
     private bool RecoveryObjectiveExceeded()
         => _settings.MaxRecoveryJournalBytes != long.MaxValue
             && Volatile.Read(ref _syncHoldCount) == 0
-            && JournalBytesToReplay(_states.Current.JournalPosition) > _settings.MaxRecoveryJournalBytes;
+            && JournalBytesToReplay(WrittenLogEnd()) > _settings.MaxRecoveryJournalBytes;
+
+    /// <summary>
+    /// The log's end as far as it is written. A lazy commit is published before its entry is written (its state's
+    /// position is <see cref="JournalPosition.None"/> until then), so in a lazy stream the newest state's position is
+    /// almost never known when a commit asks: the durable state's, one journal write behind, stands in (issue 29, W).
+    /// </summary>
+    private JournalPosition WrittenLogEnd()
+    {
+        var newest = _states.Current.JournalPosition;
+        return newest != JournalPosition.None ? newest : _states.DurableState().JournalPosition;
+    }
 
     /// <summary>After a sync wrote <paramref name="position"/> into the header: recovery would start there now.</summary>
     private void RecordSyncedPosition(JournalPosition position) => Volatile.Write(ref _syncedPosition, new SyncedPosition(position));

@@ -11,7 +11,7 @@ namespace Cairn.Flushing;
 /// <summary>
 /// When committed pages reach the data file and when the data file is synced. A background thread runs
 /// <see cref="RunCycle"/>: it flushes once the oldest unflushed commit has waited
-/// <see cref="FlushSettings.MaxFlushDelay"/>, or scratch memory passes its threshold, or a writer waits for
+/// <see cref="FlushSettings.MaxFlushDelay"/> and the flush is worth its bytes (FlushScheduler.AgeFlush.cs), or scratch memory passes its threshold, or a writer waits for
 /// memory, or journals pile up, or the journal to replay after a crash passes the recovery objective (FlushScheduler.RecoveryObjective.cs);
 /// it syncs every <see cref="FlushSettings.SyncInterval"/> (and at once for the objective), and a sync records the
 /// synced transaction in the header and releases the journals both header copies are past.
@@ -114,9 +114,11 @@ internal sealed partial class FlushScheduler : IDisposable
     /// <summary>After a commit is published: the first commit the flusher has not seen starts its delay; a full scratch area wakes it now.</summary>
     public void OnPublished()
     {
+        long now = _time.GetTimestamp();
+        Volatile.Write(ref _newestCommitAt, now);
         if (Volatile.Read(ref _unflushedSince) == 0)
         {
-            Volatile.Write(ref _unflushedSince, _time.GetTimestamp());
+            Volatile.Write(ref _unflushedSince, now);
             Wake();
         }
         else if (_scratch.BytesInUse >= _settings.FlushThresholdBytes || RecoveryObjectiveExceeded())
@@ -218,7 +220,7 @@ internal sealed partial class FlushScheduler : IDisposable
             bool recoveryDue = RecoveryObjectiveExceeded();
             long since = Volatile.Read(ref _unflushedSince);
             bool flushDue = requested || journalsPiling || recoveryDue || _scratch.BytesInUse >= _settings.FlushThresholdBytes
-                || (since != 0 && _time.GetElapsedTime(since, now) >= _settings.MaxFlushDelay);
+                || AgeFlushDue(since, now);
             if (flushDue && now >= _retryFlushAt)
             {
                 try
@@ -302,7 +304,7 @@ internal sealed partial class FlushScheduler : IDisposable
         long since = Volatile.Read(ref _unflushedSince);
         if (since != 0)
         {
-            var untilFlush = _settings.MaxFlushDelay - _time.GetElapsedTime(since, now);
+            var untilFlush = UntilAgeFlushLook(since, now);
             // A flush the disk refused waits for its retry, however long the oldest commit has waited.
             if (_retryFlushAt > now)
                 untilFlush = Max(untilFlush, _time.GetElapsedTime(now, _retryFlushAt));

@@ -12,4 +12,10 @@ internal sealed record FlushSettings(
 
     /// <summary>The recovery objective: journal bytes past the last sync at which a flush and a sync are due (StorageOptions.MaxRecoveryJournalBytes).</summary>
     public long MaxRecoveryJournalBytes { get; init; } = long.MaxValue;
+
+    /// <summary>
+    /// Scratch memory up to which a flush by age goes at once, whatever it weighs (<see cref="AgeFlushRule"/>): 16 MiB,
+    /// a few milliseconds of copying, below which deferring saves nothing worth a flush delay of staleness.
+    /// </summary>
+    public long SmallFlushBytes { get; init; } = 16L << 20;
 }

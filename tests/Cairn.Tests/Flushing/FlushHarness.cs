@@ -76,6 +76,21 @@ internal sealed unsafe class FlushHarness : IDisposable
         return States.Current;
     }
 
+    /// <summary>
+    /// As <see cref="Commit"/>, committed lazily: published before its journal entry is written, whose place the test
+    /// fills into <paramref name="entry"/> and then marks durable (<see cref="StatePublisher.MarkDurable"/>), as the commit queue does.
+    /// </summary>
+    public EnvironmentState CommitLazily(EntryLocation entry, params long[] pageNumbers)
+    {
+        var current = States.Current;
+        var tx = LowLevelTransaction.ForWriting(dataFile: null!, Scratch, current, _freeSpace, [], []);
+        foreach (long pageNumber in pageNumbers)
+            tx.CreatePages(pageNumber, 1);
+        States.PublishCommit(tx, current.TransactionId + 1, JournalPosition.None, entry);
+        Scheduler.OnPublished();
+        return States.Current;
+    }
+
     /// <summary>A reader that holds the current state until <see cref="EndReader"/>.</summary>
     public int BeginReader()
     {

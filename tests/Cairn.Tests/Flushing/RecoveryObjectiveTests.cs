@@ -1,3 +1,4 @@
+using Cairn.Transactions;
 using Cairn.Journal;
 
 namespace Cairn.Tests.Flushing;
@@ -29,6 +30,22 @@ public sealed class RecoveryObjectiveTests
         hold.Dispose();
         h.Scheduler.RunCycle();
         Assert.Equal(["release journals up to 0", "write 3 after 0: 11@1 12@2 13@3", "sync", "header 3", "release journals up to 0"], h.Target.Calls);
+    }
+
+    [Fact]
+    public void With_lazy_commits_the_written_entries_count_though_the_newest_state_waits_for_its_write()
+    {
+        using var h = new FlushHarness(maxRecoveryJournalBytes: Objective);
+        var first = new EntryLocation(JournalPosition.None, startsBatch: true);
+        h.CommitLazily(first, 10);
+        first.Position = new JournalPosition(1, Objective + 4096);
+        h.States.MarkDurable(1);
+        // Published before its entry is written, as every lazy commit is: its position is not known yet.
+        h.CommitLazily(new EntryLocation(JournalPosition.None, startsBatch: true), 11);
+        Assert.Equal(JournalPosition.None, h.States.Current.JournalPosition);
+
+        h.Scheduler.RunCycle();
+        Assert.Equal(["write 1 after 0: 10@1", "sync", "header 1", "release journals up to 0"], h.Target.Calls);
     }
 
     [Fact]

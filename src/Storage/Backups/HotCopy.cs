@@ -23,7 +23,8 @@ namespace Cairn.Backups;
 /// end position taken after the data file was read.
 /// </remarks>
 internal sealed class HotCopy(string dataFilePath, string dataFileName, string journalDirectory, FileHeader synced,
-    Func<(long TransactionId, JournalPosition End)> durableEnd, IBackupTarget target, Action<long, long>? progress, CancellationToken cancellation)
+    Func<(long TransactionId, JournalPosition End)> durableEnd, IBackupTarget target, Action<long, long>? progress, CopyPace? pace,
+    CancellationToken cancellation)
 {
     // Progress and cancellation come once per chunk; the bytes themselves go file to file in the kernel where they can.
     private const int ChunkSize = 1 << 20;
@@ -130,6 +131,7 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
     private void Advance(long bytes)
     {
         _done += bytes;
+        pace?.Copied(bytes);
         Report();
     }
 

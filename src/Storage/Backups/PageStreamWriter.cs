@@ -14,15 +14,16 @@ internal sealed unsafe class PageStreamWriter : IDisposable
     private const int BufferBytes = 1 << 20;
 
     private readonly SlicedFileWriter _file;
-    private readonly Action<long>? _pagesWritten;
+    // Called after each write with the bytes it wrote and the pages written so far.
+    private readonly Action<long, long>? _written;
     private byte* _buffer;
     private int _filled;
     private long _flushedBytes;
 
-    public PageStreamWriter(SlicedFileWriter file, Action<long>? pagesWritten)
+    public PageStreamWriter(SlicedFileWriter file, Action<long, long>? written)
     {
         _file = file;
-        _pagesWritten = pagesWritten;
+        _written = written;
         _buffer = (byte*)NativeMemory.AlignedAlloc(BufferBytes, StorageConstants.PageSize);
     }
 
@@ -70,8 +71,9 @@ internal sealed unsafe class PageStreamWriter : IDisposable
             return;
         _file.Write(new ReadOnlySpan<byte>(_buffer, _filled));
         _flushedBytes += _filled;
+        int written = _filled;
         _filled = 0;
-        _pagesWritten?.Invoke(_flushedBytes / StorageConstants.PageSize);
+        _written?.Invoke(written, _flushedBytes / StorageConstants.PageSize);
     }
 
     public void Dispose()

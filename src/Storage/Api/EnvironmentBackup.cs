@@ -165,7 +165,7 @@ public static partial class EnvironmentBackup
         environment.ThrowIfDisposed();
         FileHeader synced = default;
         using var hold = parts.Flusher.HoldSync(() => synced = parts.Headers.Current);
-        var copy = new HotCopy(parts.DataFile.FilePath, StorageEnvironment.DataFileName, parts.Journal.DirectoryPath, synced,
+        var copy = new HotCopy(parts.DataFile.FilePath, StorageEnvironment.DataFileName, parts.DataFile.PageCount, parts.Journal.DirectoryPath, synced,
             () => DurableEnd(parts), target, progress is null ? null : (done, total) => progress.Report(new BackupProgress(done, total)),
             CopyPace.Start(options, cancellationToken), cancellationToken);
         // The copy's reads, its CPU and its sliced write-back yield to the writers unless the caller waits on it (docs/design.md, "Backup and restore").

@@ -66,7 +66,7 @@ public static partial class EnvironmentBackup
             progress is null ? null : (done, total) => progress.Report(new BackupProgress(done, total)),
             CopyPace.Start(options, cancellationToken), cancellationToken);
         long pages;
-        using (var file = new SlicedFileWriter(staging.FilePath(StorageEnvironment.DataFileName)))
+        using (var file = new SlicedFileWriter(staging.FilePath(StorageEnvironment.DataFileName), direct: true))
         {
             pages = BackgroundCopyThread.Run(() =>
             {

@@ -27,7 +27,8 @@ public sealed class BackupOptions
     public bool Compact { get; init; }
 
     /// <summary>
-    /// Receives bytes copied so far and the total expected, about once per MiB, on the copy's own thread (a thread at
+    /// Receives bytes copied so far and the total expected after every chunk (a 32nd of the data file, 1 to 8 MiB; 1 MiB of a
+    /// journal), on the copy's own thread (a thread at
     /// the lowest CPU priority, not the caller's). Default: null, no reports.
     /// </summary>
     public IProgress<BackupProgress>? Progress { get; init; }

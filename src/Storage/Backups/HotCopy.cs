@@ -28,6 +28,11 @@ internal sealed unsafe class HotCopy(string dataFilePath, string dataFileName, l
 {
     // Progress, pace and cancellation come once per chunk; the journals' bytes go file to file in the kernel where they can.
     private const int ChunkSize = 1 << 20;
+    // The data file's largest chunk: a direct write the device gets as several requests at once (measured faster than
+    // 1 MiB, docs/benchmarks.md). Smaller files go in 1/32nds of their size, down to ChunkSize, so progress, pace and
+    // cancellation still come often.
+    private const int MappedChunkSize = 8 << 20;
+    private const int MappedChunksPerFile = 32;
     private long _done;
     private long _total;
     private bool _lastReportComplete; // false: a final report is owed (the total shrank after the last one)
@@ -125,13 +130,14 @@ internal sealed unsafe class HotCopy(string dataFilePath, string dataFileName, l
                 NativeMemory.AlignedFree(header);
             }
             Advance(headerBytes);
-            for (long offset = headerBytes; offset < length; offset += ChunkSize)
+            int chunkSize = (int)Math.Clamp(length / MappedChunksPerFile / StorageConstants.PageSize * StorageConstants.PageSize, ChunkSize, MappedChunkSize);
+            for (long offset = headerBytes; offset < length; offset += chunkSize)
             {
                 cancellation.ThrowIfCancellationRequested();
-                int chunk = (int)Math.Min(ChunkSize, length - offset);
+                int chunk = (int)Math.Min(chunkSize, length - offset);
                 // The next chunk is read ahead while this one is written (a data file not in memory faults page by page otherwise).
                 if (offset + chunk < length)
-                    map.Prefetch(offset + chunk, Math.Min(ChunkSize, length - offset - chunk));
+                    map.Prefetch(offset + chunk, Math.Min(chunkSize, length - offset - chunk));
                 target.Write(map.GetSpan(offset, chunk));
                 Advance(chunk);
             }

@@ -64,7 +64,7 @@ public static partial class EnvironmentBackup
         using var read = source.BeginRead();
         var copy = new CompactingCopy(read.Low, source.DataFilePath,
             progress is null ? null : (done, total) => progress.Report(new BackupProgress(done, total)),
-            CopyPace.Start(options, cancellationToken), cancellationToken);
+            CopyPace.Start(options.MaxBytesPerSecond, options.Clock, cancellationToken), cancellationToken);
         long pages;
         using (var file = new SlicedFileWriter(staging.FilePath(StorageEnvironment.DataFileName), direct: true))
         {

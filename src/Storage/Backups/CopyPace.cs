@@ -27,9 +27,9 @@ internal sealed class CopyPace
         _start = clock.GetTimestamp();
     }
 
-    /// <summary>The pace the options ask for, started now; null when they set no rate.</summary>
-    public static CopyPace? Start(BackupOptions options, CancellationToken cancellation)
-        => options.MaxBytesPerSecond is long rate ? new CopyPace(rate, options.Clock, cancellation) : null;
+    /// <summary>A pace of <paramref name="bytesPerSecond"/> on <paramref name="clock"/>, started now; null when there is no rate.</summary>
+    public static CopyPace? Start(long? bytesPerSecond, TimeProvider clock, CancellationToken cancellation)
+        => bytesPerSecond is long rate ? new CopyPace(rate, clock, cancellation) : null;
 
     /// <summary>Counts <paramref name="bytes"/> more copied and waits until they are due; a cancellation ends the wait.</summary>
     public void Copied(long bytes)

@@ -6,7 +6,7 @@ using LightningDB;
 namespace Cairn.Bench.Backups;
 
 /// <summary>
-/// <c>--backup [--mib N] [--rounds N] [--writers-backup-to-null | --writers-against read|hold] [--writers-only]</c>: backup throughput on the same data, rounds interleaved so a noisy disk
+/// <c>--backup [--mib N] [--rounds N] [--writers-backup-to-null | --writers-against read|hold] [--writers-only] [--pace MiB/s]</c>: backup throughput on the same data, rounds interleaved so a noisy disk
 /// hits each alike: a plain sequential write of as many bytes (1 MiB writes, then fsync: the disk's rate),
 /// <c>env.Backup(dir)</c> of an idle Cairn environment, and LMDB's <c>mdb_env_copy2</c> (LightningDB's
 /// <c>CopyTo</c>, then an fsync of its file, which LMDB does not do), and the compacting variants of both
@@ -17,6 +17,7 @@ namespace Cairn.Bench.Backups;
 /// <c>--writers-against</c> replaces the backup by one of its parts, to tell which costs the writers:
 /// <c>read</c> reads the data file front to back in 1 MiB preads and nothing else (no engine call), <c>hold</c> holds
 /// the flusher's syncs as a backup does, for as long as a backup into <see cref="Stream.Null"/> takes, and reads nothing.
+/// <c>--pace</c> gives the writers' backups <see cref="BackupOptions.MaxBytesPerSecond"/> (MiB/s; 0 or absent: none).
 /// </summary>
 public static class BackupRun
 {
@@ -47,7 +48,8 @@ public static class BackupRun
             int against = Array.IndexOf(args, "--writers-against");
             var stand = against >= 0 && against + 1 < args.Length ? args[against + 1]
                 : args.Contains("--writers-backup-to-null") ? "null" : "backup";
-            WritersDuringBackup(env, root, rounds, stand, output);
+            int pace = Option(args, "--pace", 0);
+            WritersDuringBackup(env, root, rounds, stand, pace == 0 ? new BackupOptions() : new BackupOptions { MaxBytesPerSecond = (long)pace << 20 }, output);
             return 0;
         }
         finally
@@ -95,7 +97,7 @@ public static class BackupRun
     /// <summary>16 merged callers: commits per second while backups run back to back (at least 3 s), against as long without one, alternating.</summary>
     /// <param name="stand">What runs back to back: <c>backup</c> (into a directory), <c>null</c> (a backup into <see cref="Stream.Null"/>:
     /// the copy reads and holds the flusher's syncs but writes nothing), <c>read</c> or <c>hold</c> (see the class).</param>
-    private static void WritersDuringBackup(StorageEnvironment env, string root, int rounds, string stand, TextWriter output)
+    private static void WritersDuringBackup(StorageEnvironment env, string root, int rounds, string stand, BackupOptions options, TextWriter output)
     {
         long operations = 0;
         using var stop = new CancellationTokenSource();
@@ -112,7 +114,8 @@ public static class BackupRun
         double with = 0, without = 0;
         // How long a backup into Stream.Null takes, measured before the writers' rounds: what "hold" holds for.
         var holdFor = Timed(() => env.Backup(Stream.Null));
-        output.WriteLine($"writers against: {stand}" + (stand == "hold" ? $" ({holdFor.TotalMilliseconds:0} ms each)" : ""));
+        output.WriteLine($"writers against: {stand}" + (stand == "hold" ? $" ({holdFor.TotalMilliseconds:0} ms each)" : "")
+            + (options.MaxBytesPerSecond is long pace ? $", paced at {pace >> 20} MiB/s" : ", unpaced"));
         for (int round = 0; round < rounds; round++)
         {
             long before = Interlocked.Read(ref operations);
@@ -124,7 +127,7 @@ public static class BackupRun
                 var window = Stopwatch.StartNew();
                 do
                 {
-                    RunOnce(env, copy, stand, holdFor);
+                    RunOnce(env, copy, stand, holdFor, options);
                     backups++;
                 }
                 while (window.Elapsed < WritersWindow);
@@ -142,12 +145,12 @@ public static class BackupRun
         output.WriteLine($"16 WriteAsync callers during a backup: {with / rounds:N0} ops/s, without: {without / rounds:N0} ops/s, ratio {with / without:0.00}");
     }
 
-    private static void RunOnce(StorageEnvironment env, string copy, string stand, TimeSpan holdFor)
+    private static void RunOnce(StorageEnvironment env, string copy, string stand, TimeSpan holdFor, BackupOptions options)
     {
         switch (stand)
         {
             case "null":
-                env.Backup(Stream.Null);
+                env.Backup(Stream.Null, options, CancellationToken.None);
                 break;
             case "read":
                 ReadDataFile(Path.Combine(env.DirectoryPath, StorageEnvironment.DataFileName));
@@ -157,7 +160,7 @@ public static class BackupRun
                     Thread.Sleep(holdFor);
                 break;
             default:
-                env.Backup(copy);
+                env.Backup(copy, options, CancellationToken.None);
                 Directory.Delete(copy, recursive: true);
                 break;
         }

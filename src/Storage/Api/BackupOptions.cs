@@ -27,7 +27,8 @@ public sealed class BackupOptions
     public bool Compact { get; init; }
 
     /// <summary>
-    /// Receives bytes copied so far and the total expected, about once per MiB, on the copy's own thread (a thread at
+    /// Receives bytes copied so far and the total expected after every chunk (a 32nd of the data file, 1 to 8 MiB; 1 MiB of a
+    /// journal), on the copy's own thread (a thread at
     /// the lowest CPU priority, not the caller's). Default: null, no reports.
     /// </summary>
     public IProgress<BackupProgress>? Progress { get; init; }
@@ -39,6 +40,32 @@ public sealed class BackupOptions
     /// it, where a copy starved by a loaded machine delays the follower by as long. Default: true.
     /// </summary>
     public bool LowPriority { get; init; } = true;
+
+    /// <summary>
+    /// A ceiling on the copy's rate, in bytes of the backup's files per second, or null for none. The copy waits
+    /// whenever it is ahead of this rate counted from its start, so on average it never goes faster; it may go slower
+    /// (the disk, a busy machine). Why: a copy out of the page cache runs at memory speed and costs the writers a core
+    /// and the memory bus even at the lowest priority (<see cref="LowPriority"/>); a rate bounds that cost at the price
+    /// of a longer copy (the size of the environment divided by the rate), during which the journals since the copy's
+    /// start are kept (docs/design.md, "Backup and restore"). Applies to plain and compacting copies alike. Default:
+    /// null, as fast as the machine lets the copy go.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">Set to zero or less.</exception>
+    public long? MaxBytesPerSecond
+    {
+        get => _maxBytesPerSecond;
+        init
+        {
+            if (value is <= 0)
+                throw new ArgumentOutOfRangeException(nameof(MaxBytesPerSecond), value, "a copy rate is a positive number of bytes per second, or null for none");
+            _maxBytesPerSecond = value;
+        }
+    }
+
+    private readonly long? _maxBytesPerSecond;
+
+    /// <summary>What <see cref="MaxBytesPerSecond"/> measures time and waits with; tests give a clock of their own.</summary>
+    internal TimeProvider Clock { get; init; } = TimeProvider.System;
 }
 
 /// <summary>How far a backup or restore has come.</summary>

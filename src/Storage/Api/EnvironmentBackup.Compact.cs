@@ -63,9 +63,10 @@ public static partial class EnvironmentBackup
         source.ThrowIfDisposed();
         using var read = source.BeginRead();
         var copy = new CompactingCopy(read.Low, source.DataFilePath,
-            progress is null ? null : (done, total) => progress.Report(new BackupProgress(done, total)), cancellationToken);
+            progress is null ? null : (done, total) => progress.Report(new BackupProgress(done, total)),
+            CopyPace.Start(options.MaxBytesPerSecond, options.Clock, cancellationToken), cancellationToken);
         long pages;
-        using (var file = new SlicedFileWriter(staging.FilePath(StorageEnvironment.DataFileName)))
+        using (var file = new SlicedFileWriter(staging.FilePath(StorageEnvironment.DataFileName), direct: true))
         {
             pages = BackgroundCopyThread.Run(() =>
             {

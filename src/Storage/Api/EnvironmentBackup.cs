@@ -165,9 +165,9 @@ public static partial class EnvironmentBackup
         environment.ThrowIfDisposed();
         FileHeader synced = default;
         using var hold = parts.Flusher.HoldSync(() => synced = parts.Headers.Current);
-        var copy = new HotCopy(parts.DataFile.FilePath, StorageEnvironment.DataFileName, parts.Journal.DirectoryPath, synced,
+        var copy = new HotCopy(parts.DataFile.FilePath, StorageEnvironment.DataFileName, parts.DataFile.PageCount, parts.Journal.DirectoryPath, synced,
             () => DurableEnd(parts), target, progress is null ? null : (done, total) => progress.Report(new BackupProgress(done, total)),
-            cancellationToken);
+            CopyPace.Start(options.MaxBytesPerSecond, options.Clock, cancellationToken), cancellationToken);
         // The copy's reads, its CPU and its sliced write-back yield to the writers unless the caller waits on it (docs/design.md, "Backup and restore").
         return BackgroundCopyThread.Run(copy.Run, options.LowPriority);
     }

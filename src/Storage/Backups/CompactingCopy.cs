@@ -18,7 +18,8 @@ namespace Cairn.Backups;
 /// so the leaves follow each other in key order; its overflow runs come after its leaves. Numbers are handed out as
 /// pages are queued and pages are written as they leave the queue, so each page's number is where it lands.
 /// </remarks>
-internal sealed unsafe class CompactingCopy(IPageAccess snapshot, string sourcePath, Action<long, long>? progress, CancellationToken cancellation)
+internal sealed unsafe class CompactingCopy(IPageAccess snapshot, string sourcePath, Action<long, long>? progress, CopyPace? pace,
+    CancellationToken cancellation)
 {
     private const long DirectoryPage = 2;
     private const long FirstSectionPage = 3;
@@ -45,8 +46,11 @@ internal sealed unsafe class CompactingCopy(IPageAccess snapshot, string sourceP
             start += PagesOf(tree);
         }
         var newRootTree = rootTree with { RootPage = rootStart };
-        using var writer = new PageStreamWriter(output,
-            progress is null ? null : done => progress(done * StorageConstants.PageSize, start * StorageConstants.PageSize));
+        using var writer = new PageStreamWriter(output, (bytes, done) =>
+        {
+            pace?.Copied(bytes);
+            progress?.Invoke(done * StorageConstants.PageSize, start * StorageConstants.PageSize);
+        });
         _output = writer;
         WriteHeaderPages(new RootRecord(start, DirectoryPage, newRootTree), environmentId, transactionId);
         WriteFreeSpacePages(sections);

@@ -3,17 +3,18 @@ using Cairn.Pal;
 namespace Cairn.Backups;
 
 /// <summary>
-/// A backup written as an environment directory: files in a staging folder, copied in the kernel where the source is
-/// a file, written back in slices (<see cref="SlicedFileWriter"/>), synced, renamed into place at the end.
+/// A backup written as an environment directory: files in a staging folder, synced, renamed into place at the end.
+/// Files written in whole pages (the data file, from its mapping) go to the device directly; the rest are copied in
+/// the kernel where the source is a file and written back in slices (<see cref="SlicedFileWriter"/>).
 /// </summary>
 internal sealed class DirectoryBackupTarget(StagingDirectory staging) : IBackupTarget
 {
     private SlicedFileWriter? _file;
     private long _length;
 
-    public void BeginFile(string relativePath, long length)
+    public void BeginFile(string relativePath, long length, bool wholePages = false)
     {
-        _file = new SlicedFileWriter(staging.FilePath(relativePath));
+        _file = new SlicedFileWriter(staging.FilePath(relativePath), direct: wholePages);
         _length = length;
     }
 

@@ -22,11 +22,17 @@ namespace Cairn.Backups;
 /// writes only published (journaled) versions, so every version the copy can see lies at or before the
 /// end position taken after the data file was read.
 /// </remarks>
-internal sealed class HotCopy(string dataFilePath, string dataFileName, string journalDirectory, FileHeader synced,
-    Func<(long TransactionId, JournalPosition End)> durableEnd, IBackupTarget target, Action<long, long>? progress, CancellationToken cancellation)
+internal sealed unsafe class HotCopy(string dataFilePath, string dataFileName, long dataPages, string journalDirectory, FileHeader synced,
+    Func<(long TransactionId, JournalPosition End)> durableEnd, IBackupTarget target, Action<long, long>? progress, CopyPace? pace,
+    CancellationToken cancellation)
 {
-    // Progress and cancellation come once per chunk; the bytes themselves go file to file in the kernel where they can.
+    // Progress, pace and cancellation come once per chunk; the journals' bytes go file to file in the kernel where they can.
     private const int ChunkSize = 1 << 20;
+    // The data file's largest chunk: a direct write the device gets as several requests at once (measured faster than
+    // 1 MiB, docs/benchmarks.md). Smaller files go in 1/32nds of their size, down to ChunkSize, so progress, pace and
+    // cancellation still come often.
+    private const int MappedChunkSize = 8 << 20;
+    private const int MappedChunksPerFile = 32;
     private long _done;
     private long _total;
     private bool _lastReportComplete; // false: a final report is owed (the total shrank after the last one)
@@ -35,10 +41,12 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
     public (long TransactionId, long Bytes, int Files) Run()
     {
         using var data = PalFile.Open(dataFilePath, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
-        // Pages past this length were allocated after P; their first version is journaled against zeros or whole.
-        long dataLength = data.GetSize() / StorageConstants.PageSize * StorageConstants.PageSize;
+        // Pages past this length were allocated after P; their first version is journaled against zeros or whole. The
+        // environment's page count (taken after P) never shrinks while it is open; the file's size may, past it, when a
+        // growth fails, and a mapping must not reach there.
+        long dataLength = Math.Min(data.GetSize() / StorageConstants.PageSize, dataPages) * StorageConstants.PageSize;
         _total = dataLength + JournalBytesFrom(synced.JournalSequence);
-        Copy(data, dataFilePath, dataFileName, dataLength, headerPages: true);
+        CopyDataFile(data, dataLength);
 
         var (transactionId, end) = durableEnd();
         var journals = JournalsUpTo(end);
@@ -95,29 +103,54 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
         return bytes;
     }
 
+    /// <summary>
+    /// Copies the data file's first <paramref name="length"/> bytes (whole pages) from a mapping of it, its header pages
+    /// replaced by P. The target gets the mapped pages themselves: a directory writes them to the device directly, with
+    /// no copy through this process or into the page cache (LMDB's copy does the same from its map), and a stream
+    /// copies them once instead of reading them into a buffer first.
+    /// </summary>
+    private void CopyDataFile(PalFile data, long length)
+    {
+        target.BeginFile(dataFileName, length, wholePages: true);
+        if (length > 0)
+        {
+            using var map = data.Map(length);
+            int headerBytes = (int)Math.Min(length, 2L * StorageConstants.PageSize);
+            // Direct writes need aligned memory: the header pages are rebuilt in a buffer of their own.
+            byte* header = (byte*)NativeMemory.AlignedAlloc((nuint)headerBytes, StorageConstants.PageSize);
+            try
+            {
+                var pages = new Span<byte>(header, headerBytes);
+                map.GetSpan(0, headerBytes).CopyTo(pages);
+                WriteHeaderPages(pages);
+                target.Write(pages);
+            }
+            finally
+            {
+                NativeMemory.AlignedFree(header);
+            }
+            Advance(headerBytes);
+            int chunkSize = (int)Math.Clamp(length / MappedChunksPerFile / StorageConstants.PageSize * StorageConstants.PageSize, ChunkSize, MappedChunkSize);
+            for (long offset = headerBytes; offset < length; offset += chunkSize)
+            {
+                cancellation.ThrowIfCancellationRequested();
+                int chunk = (int)Math.Min(chunkSize, length - offset);
+                // The next chunk is read ahead while this one is written (a data file not in memory faults page by page otherwise).
+                if (offset + chunk < length)
+                    map.Prefetch(offset + chunk, Math.Min(chunkSize, length - offset - chunk));
+                target.Write(map.GetSpan(offset, chunk));
+                Advance(chunk);
+            }
+        }
+        target.EndFile();
+    }
+
+    /// <summary>Copies the first <paramref name="length"/> bytes of the file at <paramref name="path"/>.</summary>
     private void CopyFile(string path, string relativePath, long length)
     {
         using var file = PalFile.Open(path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
-        Copy(file, path, relativePath, length, headerPages: false);
-    }
-
-    /// <summary>Copies the first <paramref name="length"/> bytes of <paramref name="file"/>; <paramref name="headerPages"/>: the data file, whose header pages become P.</summary>
-    private void Copy(PalFile file, string path, string relativePath, long length, bool headerPages)
-    {
         target.BeginFile(relativePath, length);
-        long offset = 0;
-        if (headerPages && length > 0)
-        {
-            var header = new byte[Math.Min(length, 2L * StorageConstants.PageSize)];
-            int read = file.Read(header, 0);
-            if (read != header.Length)
-                throw new IOException($"'{path}' is shorter than the backup needs (read {read} bytes at offset 0, expected {header.Length})");
-            WriteHeaderPages(header);
-            target.Write(header);
-            offset = header.Length;
-            Advance(header.Length);
-        }
-        for (; offset < length; offset += ChunkSize)
+        for (long offset = 0; offset < length; offset += ChunkSize)
         {
             cancellation.ThrowIfCancellationRequested();
             int chunk = (int)Math.Min(ChunkSize, length - offset);
@@ -130,6 +163,7 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, string j
     private void Advance(long bytes)
     {
         _done += bytes;
+        pace?.Copied(bytes);
         Report();
     }
 

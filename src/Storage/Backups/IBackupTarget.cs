@@ -3,8 +3,12 @@ namespace Cairn.Backups;
 /// <summary>Where a backup's files go, one after another: a directory, or one stream.</summary>
 internal interface IBackupTarget
 {
-    /// <summary>Starts the file at <paramref name="relativePath"/> ('/'-separated), exactly <paramref name="length"/> bytes long.</summary>
-    void BeginFile(string relativePath, long length);
+    /// <summary>
+    /// Starts the file at <paramref name="relativePath"/> ('/'-separated), exactly <paramref name="length"/> bytes long.
+    /// <paramref name="wholePages"/>: every write to it will be whole pages from page-aligned memory (a file target
+    /// may then write them past the page cache).
+    /// </summary>
+    void BeginFile(string relativePath, long length, bool wholePages = false);
 
     void Write(ReadOnlySpan<byte> data);
 

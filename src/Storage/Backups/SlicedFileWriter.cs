@@ -18,7 +18,14 @@ internal sealed class SlicedFileWriter : IDisposable
     private long _length;
     private long _sliceStart;
 
-    public SlicedFileWriter(string path) => _file = PalFile.Open(path, PalOpenFlags.CreateNew);
+    /// <param name="path">The new file.</param>
+    /// <param name="direct">
+    /// Every write will be whole pages from page-aligned memory: the file is opened for direct I/O where the file system
+    /// allows, so the writes go from the caller's memory to the device with no copy into the page cache and nothing
+    /// dirty left to write back (where it refuses, the file is written through the page cache in slices as any other).
+    /// </param>
+    public SlicedFileWriter(string path, bool direct = false)
+        => _file = PalFile.Open(path, direct ? PalOpenFlags.CreateNew | PalOpenFlags.Direct : PalOpenFlags.CreateNew);
 
     public string FilePath => _file.FilePath;
 
@@ -40,7 +47,7 @@ internal sealed class SlicedFileWriter : IDisposable
     /// <summary>Syncs the whole file (what the slices left, and its size): durable when this returns.</summary>
     public void Complete()
     {
-        if (_length > _sliceStart)
+        if (!_file.IsDirect && _length > _sliceStart)
             _file.SyncRange(_sliceStart, 0, PalSyncRange.Write);
         _file.Sync();
     }
@@ -50,6 +57,8 @@ internal sealed class SlicedFileWriter : IDisposable
     private void Advance(long bytes)
     {
         _length += bytes;
+        if (_file.IsDirect)
+            return; // nothing in the page cache to write back
         while (_length - _sliceStart >= SliceBytes)
         {
             _file.SyncRange(_sliceStart, SliceBytes, PalSyncRange.Write);

@@ -38,7 +38,7 @@ internal sealed class StreamBackupTarget : IBackupTarget
         Emit(AsBytes(ref header));
     }
 
-    public void BeginFile(string relativePath, long length)
+    public void BeginFile(string relativePath, long length, bool wholePages = false)
     {
         byte[] name = Encoding.UTF8.GetBytes(relativePath);
         EmitRecordHeader(BackupRecordHeader.FileKind, name.Length, length);

@@ -66,6 +66,29 @@ public class HotBackupTests
         Assert.Equal(reports[^1].BytesDone, reports[^1].BytesTotal);
     }
 
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void A_compacting_backup_reports_itself_complete_at_the_end(bool toStream)
+    {
+        using var dir = new TestDirectory("backup-compact-progress-end");
+        using var env = StorageEnvironment.Open(new StorageOptions(Path.Combine(dir.Path, "env")));
+        BackupContent.Fill(env, "a", 0, 6000, 500); // about 3 MiB: several 1 MiB writes
+        BackupContent.Fill(env, "b", 0, 100, 20_000); // overflow runs
+        env.Checkpoint();
+        BackupContent.Fill(env, "a", 0, 100, 10); // only in the journal
+        var reports = new List<BackupProgress>();
+        var options = new BackupOptions { Compact = true, Progress = new InlineProgress(reports.Add) };
+        using var stream = new MemoryStream();
+        var result = toStream
+            ? env.Backup(stream, options, CancellationToken.None)
+            : env.Backup(Path.Combine(dir.Path, "copy"), options, CancellationToken.None);
+
+        Assert.True(reports.Count >= 2, $"{reports.Count} reports");
+        Assert.Equal(result.Bytes, reports[^1].BytesDone);
+        Assert.Equal(reports[^1].BytesDone, reports[^1].BytesTotal);
+    }
+
     /// <summary>
     /// The copy is fuzzy: while the data file is being read, transactions commit and the flusher writes them into
     /// pages the copy has already read and pages it has not. Recovery of the copy replays the journals from the

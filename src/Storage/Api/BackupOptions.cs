@@ -48,7 +48,7 @@ public sealed class BackupOptions
     /// and the memory bus even at the lowest priority (<see cref="LowPriority"/>); a rate bounds that cost at the price
     /// of a longer copy (the size of the environment divided by the rate), during which the journals since the copy's
     /// start are kept (docs/design.md, "Backup and restore"). Applies to plain and compacting copies alike. Default:
-    /// null, as fast as the machine lets the copy go.
+    /// null, as fast as the machine lets the copy go. Unit: bytes per second; positive.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">Set to zero or less.</exception>
     public long? MaxBytesPerSecond

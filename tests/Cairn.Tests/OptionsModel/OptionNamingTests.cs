@@ -3,7 +3,7 @@ namespace Cairn.Tests.OptionsModel;
 /// <summary>
 /// Every option's name follows the pattern of docs/options.md ("Names"): it ends in its unit (a size in
 /// <c>Bytes</c>, a count in the plural noun it counts, <c>Count</c> or a ring's <c>Capacity</c>, a fraction in
-/// <c>Fraction</c>), a duration is named for what it bounds, and only a size in bytes ends in <c>Bytes</c>.
+/// <c>Fraction</c>, a rate in its unit, as <c>BytesPerSecond</c>), a duration is named for what it bounds, and only a size in bytes ends in <c>Bytes</c>.
 /// </summary>
 public sealed class OptionNamingTests
 {
@@ -44,6 +44,8 @@ public sealed class OptionNamingTests
         => name.EndsWith(Ending(unit), StringComparison.Ordinal) || (unit != "fraction"
             && (name.EndsWith("Count", StringComparison.Ordinal) || name.EndsWith("Capacity", StringComparison.Ordinal)));
 
-    // "operations" → "Operations": a count ends in the plural noun it counts.
-    private static string Ending(string unit) => unit == "bytes" ? "Bytes" : char.ToUpperInvariant(unit[0]) + unit[1..];
+    // "operations" → "Operations": a count ends in the plural noun it counts; "bytes per second" → "BytesPerSecond": a
+    // rate ends in its unit, each word capitalised.
+    private static string Ending(string unit)
+        => string.Concat(unit.Split(' ', StringSplitOptions.RemoveEmptyEntries).Select(word => char.ToUpperInvariant(word[0]) + word[1..]));
 }

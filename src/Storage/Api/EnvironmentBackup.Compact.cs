@@ -66,7 +66,7 @@ public static partial class EnvironmentBackup
             progress is null ? null : (done, total) => progress.Report(new BackupProgress(done, total)),
             CopyPace.Start(options.MaxBytesPerSecond, options.Clock, cancellationToken), cancellationToken);
         long pages;
-        using (var file = new SlicedFileWriter(staging.FilePath(StorageEnvironment.DataFileName), direct: true))
+        using (var file = new SlicedFileWriter(staging.FilePath(StorageEnvironment.DataFileName)))
         {
             pages = BackgroundCopyThread.Run(() =>
             {

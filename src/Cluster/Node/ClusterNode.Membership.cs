@@ -37,9 +37,11 @@ public sealed partial class ClusterNode
             var configuration = membership.Current;
             if (configuration.Members.Contains(id) || configuration.Retired.Contains(id))
                 throw new MemberIdInUseException(id, wasRemoved: configuration.Retired.Contains(id));
-            if (await ChangeOnceAsync(id, raft.AddMemberAsync, done => done.Members.Contains(id), cancellationToken).ConfigureAwait(false) is ChangeOutcome.Committed)
+            var outcome = await ChangeOnceAsync(id, raft.AddMemberAsync, done => done.Members.Contains(id), cancellationToken).ConfigureAwait(false);
+            if (outcome is ChangeOutcome.Committed)
                 return;
-            afterRefusedAdd?.Invoke(attempt);
+            if (outcome is ChangeOutcome.Refused)
+                afterRefusedAdd?.Invoke(attempt);
             if (!await PauseBeforeAskingAgainAsync(attempt, cancellationToken).ConfigureAwait(false))
             {
                 throw new MembershipChangeException(id,

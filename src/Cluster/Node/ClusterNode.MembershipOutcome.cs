@@ -63,11 +63,20 @@ public sealed partial class ClusterNode
     {
         try
         {
+            var looked = 0L;
             while (!done(membership.Current))
             {
                 ObjectDisposedException.ThrowIf(Volatile.Read(ref disposed) != 0, this);
-                if (stateMachine.AppliedTerm > term && !done(membership.Current))
-                    return ChangeOutcome.LostLeadership;
+                var applied = log.LastAppliedIndex;
+                if (applied > looked)
+                {
+                    // The next leader's first entry is DotNext's empty no-op, which the state machine never sees
+                    // (an idle cluster commits nothing else), so the term is read from the log.
+                    looked = applied;
+                    if (await log.AppliedTermAtAsync(applied, cancellationToken).ConfigureAwait(false) > term && !done(membership.Current))
+                        return ChangeOutcome.LostLeadership;
+                }
+
                 await Task.Delay(OutcomePoll, cancellationToken).ConfigureAwait(false);
             }
 

@@ -88,6 +88,18 @@ internal sealed class FlushingRaftLog(WriteAheadLog.Options options, IStateMachi
         }
     }
 
+    /// <summary>
+    /// The term of the applied entry at <paramref name="index"/>, or of the snapshot that covers it once the log
+    /// dropped it. Every entry counts, the leader's empty ones too, which the state machine never sees: DotNext's
+    /// applier skips an entry without payload, so the no-op a new leader commits first is visible only here.
+    /// </summary>
+    public async ValueTask<long> AppliedTermAtAsync(long index, CancellationToken token)
+    {
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(index, LastAppliedIndex);
+        using var entries = await ReadAsync(index, index, token).ConfigureAwait(false);
+        return entries[entries.Count - 1].Term;
+    }
+
     private async ValueTask TakeTurnAsync(CancellationToken token)
     {
         if (!flusherTurn.Wait(0))

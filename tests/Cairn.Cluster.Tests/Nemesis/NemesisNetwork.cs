@@ -44,6 +44,9 @@ public sealed class NemesisNetwork : Schedule.INetworkNemesis, IAsyncDisposable
     /// <summary>Connections forwarding now, over all proxies.</summary>
     public int LiveConnections => OrderedPairs().Sum(pair => Proxy(pair.From, pair.To).LiveConnections);
 
+    /// <summary>Connections node <paramref name="from"/> opened to node <paramref name="to"/> that are forwarding (or held) now.</summary>
+    public int LiveConnectionsDialled(int from, int to) => Proxy(from, to).LiveConnections;
+
     /// <summary>Where node <paramref name="from"/> dials to reach node <paramref name="to"/>.</summary>
     public IPEndPoint ProxyEndPoint(int from, int to) => Proxy(from, to).EndPoint;
 

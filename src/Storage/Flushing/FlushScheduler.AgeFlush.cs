@@ -16,6 +16,8 @@ internal sealed partial class FlushScheduler
         if (since == 0)
             return false;
         var oldestWaited = _time.GetElapsedTime(since, now);
+        // The rule checks the delay too; asked here first so that the journal bytes are not counted on every look
+        // before the delay has passed.
         return oldestWaited >= _settings.MaxFlushDelay
             && AgeFlushRule.IsDue(_settings, oldestWaited, SinceNewestCommit(now), _scratch.BytesInUse, JournalBytesSinceFlush());
     }

@@ -167,7 +167,7 @@ public static partial class EnvironmentBackup
         using var hold = parts.Flusher.HoldSync(() => synced = parts.Headers.Current);
         var copy = new HotCopy(parts.DataFile.FilePath, StorageEnvironment.DataFileName, parts.DataFile.PageCount, parts.Journal.DirectoryPath, synced,
             () => DurableEnd(parts), target, progress is null ? null : (done, total) => progress.Report(new BackupProgress(done, total)),
-            CopyPace.Start(options.MaxBytesPerSecond, options.Clock, cancellationToken), cancellationToken);
+            CopyPace.Start(options.MaxBytesPerSecond, options.Clock, cancellationToken), options.LowPriority, cancellationToken);
         // The copy's reads, its CPU and its sliced write-back yield to the writers unless the caller waits on it (docs/design.md, "Backup and restore").
         return BackgroundCopyThread.Run(copy.Run, options.LowPriority);
     }

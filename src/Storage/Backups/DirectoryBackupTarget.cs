@@ -24,6 +24,8 @@ internal sealed class DirectoryBackupTarget(StagingDirectory staging) : IBackupT
         _file!.Write(data);
     }
 
+    public bool WritesMappedPagesSafely => true;
+
     public void CopyFrom(PalFile source, long sourceOffset, int length)
     {
         CheckRoomFor(length);

@@ -10,8 +10,9 @@ namespace Cairn.Backups;
 /// not a mapping: a page the device cannot give back (EIO) or a file cut short under the copy is then a typed
 /// exception naming the file and the offset (<see cref="DeviceIOException"/> or another <see cref="PalIOException"/>;
 /// <see cref="StorageFormatException"/> for the cut), where an access to a mapping would fault the process (SIGBUS).
-/// The second thread keeps the copy at the speed of its writes: the copy out of the page cache is done while the
-/// device takes the previous chunk.
+/// The second thread keeps the copy out of the page cache off the writes' path: it is done while the device takes the
+/// previous chunk. Used where the target reads the bytes in this process (a stream); a directory target writes from a
+/// mapping instead (<see cref="HotCopy"/>), which costs no copy at all.
 /// </summary>
 internal sealed unsafe class ReadAheadChunks : IDisposable
 {
@@ -90,8 +91,7 @@ internal sealed unsafe class ReadAheadChunks : IDisposable
                     _file.Prefetch(next, Math.Min(_chunkSize, _length - next));
                 int read = _file.Read(new Span<byte>(_buffers[chunk % 2], length), offset);
                 if (read != length)
-                    throw new StorageFormatException(_file.FilePath, offset + read,
-                        $"the file ends here, before the {_length} bytes the copy reads (was it cut short while the environment was open?)");
+                    throw CutShort(_file.FilePath, offset + read);
                 _lengths[chunk % 2] = length;
                 _filled.Release();
             }
@@ -102,6 +102,10 @@ internal sealed unsafe class ReadAheadChunks : IDisposable
             _filled.Release();
         }
     }
+
+    /// <summary>The file <paramref name="path"/> ends at <paramref name="end"/>, before the pages a copy of it reads.</summary>
+    public static StorageFormatException CutShort(string path, long end)
+        => new(path, end, "the file ends here, before the pages the copy reads (was it cut short while the environment was open?)");
 
     public void Dispose()
     {

@@ -127,7 +127,7 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, long dat
     /// The data file from a mapping of it: a directory target writes the mapped pages to the device directly, with no
     /// copy through this process (LMDB's copy does the same from its map); positioned reads into a buffer were measured
     /// 0.55-0.79 of LMDB's copy against 0.84-0.92 for this (docs/benchmarks.md, "stop 40"). A page the kernel cannot
-    /// fault in fails the write; the chunk is then read page by page to name the page (<see cref="ThrowIfUnreadable"/>).
+    /// fault in fails the write; the chunk is then read page by page to name the page (<see cref="ReadAheadChunks.ThrowIfUnreadable"/>).
     /// </summary>
     private unsafe void CopyMapped(PalFile data, long length)
     {
@@ -137,7 +137,7 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, long dat
         try
         {
             var pages = new Span<byte>(header, headerBytes);
-            ReadExactly(data, pages, 0);
+            ReadAheadChunks.ReadExactly(data, pages, 0);
             WriteHeaderPages(pages);
             target.Write(pages);
         }
@@ -163,7 +163,7 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, long dat
             {
                 // Most likely EFAULT for a page of the mapping the kernel could not read: the read names the page. Any
                 // other failure of the write (a full disk) finds every page readable and goes up as it was.
-                ThrowIfUnreadable(data, offset, chunk);
+                ReadAheadChunks.ThrowIfUnreadable(data, offset, chunk);
                 throw;
             }
             Advance(chunk);
@@ -184,21 +184,6 @@ internal sealed class HotCopy(string dataFilePath, string dataFileName, long dat
             target.Write(chunk);
             Advance(chunk.Length);
         }
-    }
-
-    /// <summary>Reads the range page by page; throws the typed exception of the first page that cannot be read.</summary>
-    private static void ThrowIfUnreadable(PalFile data, long offset, int length)
-    {
-        var page = new byte[StorageConstants.PageSize];
-        for (long at = offset; at < offset + length; at += page.Length)
-            ReadExactly(data, page, at);
-    }
-
-    private static void ReadExactly(PalFile data, Span<byte> buffer, long offset)
-    {
-        int read = data.Read(buffer, offset);
-        if (read != buffer.Length)
-            throw ReadAheadChunks.CutShort(data.FilePath, offset + read);
     }
 
     /// <summary>The data file's chunk for a file of <paramref name="length"/> bytes: a 32nd of it, whole pages, 1 to 8 MiB.</summary>

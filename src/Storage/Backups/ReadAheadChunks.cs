@@ -89,9 +89,16 @@ internal sealed unsafe class ReadAheadChunks : IDisposable
                 long next = offset + length;
                 if (next < _length)
                     _file.Prefetch(next, Math.Min(_chunkSize, _length - next));
-                int read = _file.Read(new Span<byte>(_buffers[chunk % 2], length), offset);
-                if (read != length)
-                    throw CutShort(_file.FilePath, offset + read);
+                try
+                {
+                    ReadExactly(_file, new Span<byte>(_buffers[chunk % 2], length), offset);
+                }
+                catch (PalIOException)
+                {
+                    // A read reports the offset it started at: page by page names the page (or the error was not the pages').
+                    ThrowIfUnreadable(_file, offset, length);
+                    throw;
+                }
                 _lengths[chunk % 2] = length;
                 _filled.Release();
             }
@@ -103,9 +110,22 @@ internal sealed unsafe class ReadAheadChunks : IDisposable
         }
     }
 
-    /// <summary>The file <paramref name="path"/> ends at <paramref name="end"/>, before the pages a copy of it reads.</summary>
-    public static StorageFormatException CutShort(string path, long end)
-        => new(path, end, "the file ends here, before the pages the copy reads (was it cut short while the environment was open?)");
+    /// <summary>Reads the range page by page; throws the typed exception of the first page that cannot be read.</summary>
+    public static void ThrowIfUnreadable(PalFile file, long offset, int length)
+    {
+        var page = new byte[Paging.StorageConstants.PageSize];
+        for (long at = offset; at < offset + length; at += page.Length)
+            ReadExactly(file, page.AsSpan(0, (int)Math.Min(page.Length, offset + length - at)), at);
+    }
+
+    /// <summary>Fills <paramref name="buffer"/> from <paramref name="offset"/>; a file that ends first is <see cref="StorageFormatException"/> at its end.</summary>
+    public static void ReadExactly(PalFile file, Span<byte> buffer, long offset)
+    {
+        int read = file.Read(buffer, offset);
+        if (read != buffer.Length)
+            throw new StorageFormatException(file.FilePath, offset + read,
+                "the file ends here, before the pages the copy reads (was it cut short while the environment was open?)");
+    }
 
     public void Dispose()
     {

@@ -87,6 +87,11 @@ int cairn_fault_on_link(const char *new_link, int32_t *injected_error)
     return fail_once(CAIRN_FAULT_LINK_ERROR, new_link, injected_error);
 }
 
+int cairn_fault_on_read(const char *path, int32_t *injected_error)
+{
+    return fail_once(CAIRN_FAULT_READ_ERROR, path, injected_error);
+}
+
 int cairn_fault_on_uring_setup(int32_t *injected_error)
 {
     if (atomic_load_explicit(&g_kind, memory_order_relaxed) != CAIRN_FAULT_URING_SETUP)
@@ -108,7 +113,7 @@ CAIRN_EXPORT int32_t cairn_test_set_fault(int32_t kind, int64_t after, int64_t l
                                           int32_t injected_error, const char *path_filter,
                                           int32_t *os_error)
 {
-    if (kind < CAIRN_FAULT_NONE || kind > CAIRN_FAULT_LINK_ERROR || after < 0 || limit < 0)
+    if (kind < CAIRN_FAULT_NONE || kind > CAIRN_FAULT_READ_ERROR || after < 0 || limit < 0)
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
 
     /* Disarm first so no hook sees a half-written configuration. */

@@ -51,6 +51,8 @@ CAIRN_HIDDEN int cairn_fault_on_sync(const char *path, int32_t *injected_error);
 /* Called before every hard link, with the path of the new link. Returns 1 to fail it with
  * *injected_error without creating the link. */
 CAIRN_HIDDEN int cairn_fault_on_link(const char *new_link, int32_t *injected_error);
+/* Called before every cairn_file_read of `path`. Returns 1 to fail it with *injected_error, reading nothing. */
+CAIRN_HIDDEN int cairn_fault_on_read(const char *path, int32_t *injected_error);
 /* Called before io_uring setup. Returns 1 to fail it with *injected_error. */
 CAIRN_HIDDEN int cairn_fault_on_uring_setup(int32_t *injected_error);
 /* Called before allocating on `path`. Returns 1 to fail the call with *injected_error after growing

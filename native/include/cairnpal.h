@@ -121,6 +121,7 @@ typedef struct cairn_io_options {
 #define CAIRN_FAULT_URING_SETUP      5  /* io_uring setup fails with os_error */
 #define CAIRN_FAULT_ALLOCATE_ERROR   6  /* the n-th allocate grows the file by at most `limit` bytes, then fails with os_error */
 #define CAIRN_FAULT_LINK_ERROR       7  /* the n-th hard link whose new link path matches fails with os_error, creating nothing */
+#define CAIRN_FAULT_READ_ERROR       8  /* the n-th cairn_file_read of a matching path fails with os_error, reading nothing */
 
 typedef struct cairn_file cairn_file; /* opaque */
 

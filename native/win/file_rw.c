@@ -28,6 +28,12 @@ CAIRN_EXPORT int32_t cairn_file_read(cairn_file *file, void *buffer, int64_t len
         !cairn_is_valid_range(offset, length))
         return cairn_status(CAIRN_E_INVALID_ARGUMENT, os_error);
 
+    int32_t injected = 0;
+    if (cairn_fault_on_read(file->path, &injected)) {
+        *bytes_read = 0;
+        return cairn_fail(injected, os_error);
+    }
+
     int64_t total = 0;
     while (total < length) {
         int64_t want = length - total < CAIRN_WIN_MAX_IO ? length - total : CAIRN_WIN_MAX_IO;

@@ -21,6 +21,8 @@ public enum PalFaultKind
     AllocateError = 6,
     /// <summary>The n-th hard link whose new link path matches the filter fails with the given OS error, creating nothing.</summary>
     LinkError = 7,
+    /// <summary>The n-th positioned read (<c>PalFile.Read</c>) of a file matching the filter fails with the given OS error, reading nothing.</summary>
+    ReadError = 8,
 }
 
 /// <summary>
@@ -30,7 +32,7 @@ public enum PalFaultKind
 public static class PalFaultInjection
 {
     /// <summary>
-    /// Arms one fault, replacing any armed one. A write, zero-write, sync, allocate or link fault fires once and then
+    /// Arms one fault, replacing any armed one. A write, zero-write, sync, allocate, link or read fault fires once and then
     /// disarms itself; a short-write fault stays until <see cref="Disarm"/>. For tests only: it changes the behaviour of
     /// native I/O calls anywhere in the process.
     /// </summary>

@@ -119,7 +119,7 @@ static void test_link_faults(const char *dir)
     CHECK(links(journal) == 3 && !test_exists(copy));
     test_disarm_fault();
 
-    CHECK(cairn_test_set_fault(CAIRN_FAULT_LINK_ERROR + 1, 0, 0, 0, NULL, &test_last_os_error) ==
+    CHECK(cairn_test_set_fault(CAIRN_FAULT_READ_ERROR + 1, 0, 0, 0, NULL, &test_last_os_error) ==
           CAIRN_E_INVALID_ARGUMENT);
 
     free(copy);

@@ -24,6 +24,8 @@ public static partial class EnvironmentBackup
     /// the journals written meanwhile stay on disk until then (docs/design.md, "Backup and restore").
     /// </remarks>
     /// <exception cref="IOException">The destination is not empty, or a file could not be read or written.</exception>
+    /// <exception cref="DeviceIOException">A page of the data file could not be read (EIO); names the file and the page's offset.</exception>
+    /// <exception cref="StorageFormatException">The data file ends before its pages do (cut short while open); names the file and where it ends.</exception>
     public static BackupResult Backup(this StorageEnvironment environment, string destinationDirectory)
         => Backup(environment, destinationDirectory, null, CancellationToken.None);
 
@@ -45,6 +47,8 @@ public static partial class EnvironmentBackup
     /// <see cref="Restore"/> turns it back into an environment.
     /// </summary>
     /// <exception cref="IOException">A file could not be read, or the stream could not be written.</exception>
+    /// <exception cref="DeviceIOException">A page of the data file could not be read (EIO); names the file and the page's offset.</exception>
+    /// <exception cref="StorageFormatException">The data file ends before its pages do (cut short while open); names the file and where it ends.</exception>
     public static BackupResult Backup(this StorageEnvironment environment, Stream destination)
         => Backup(environment, destination, null, CancellationToken.None);
 
@@ -167,7 +171,7 @@ public static partial class EnvironmentBackup
         using var hold = parts.Flusher.HoldSync(() => synced = parts.Headers.Current);
         var copy = new HotCopy(parts.DataFile.FilePath, StorageEnvironment.DataFileName, parts.DataFile.PageCount, parts.Journal.DirectoryPath, synced,
             () => DurableEnd(parts), target, progress is null ? null : (done, total) => progress.Report(new BackupProgress(done, total)),
-            CopyPace.Start(options.MaxBytesPerSecond, options.Clock, cancellationToken), cancellationToken);
+            CopyPace.Start(options.MaxBytesPerSecond, options.Clock, cancellationToken), options.LowPriority, cancellationToken);
         // The copy's reads, its CPU and its sliced write-back yield to the writers unless the caller waits on it (docs/design.md, "Backup and restore").
         return BackgroundCopyThread.Run(copy.Run, options.LowPriority);
     }

@@ -4,7 +4,7 @@ namespace Cairn.Backups;
 
 /// <summary>
 /// A backup written as an environment directory: files in a staging folder, synced, renamed into place at the end.
-/// Files written in whole pages (the data file, from its mapping) go to the device directly; the rest are copied in
+/// Files written in whole pages from page-aligned memory (the data file) go to the device directly; the rest are copied in
 /// the kernel where the source is a file and written back in slices (<see cref="SlicedFileWriter"/>).
 /// </summary>
 internal sealed class DirectoryBackupTarget(StagingDirectory staging) : IBackupTarget
@@ -23,6 +23,8 @@ internal sealed class DirectoryBackupTarget(StagingDirectory staging) : IBackupT
         CheckRoomFor(data.Length);
         _file!.Write(data);
     }
+
+    public bool WritesMappedPagesSafely => true;
 
     public void CopyFrom(PalFile source, long sourceOffset, int length)
     {

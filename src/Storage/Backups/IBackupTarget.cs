@@ -12,6 +12,13 @@ internal interface IBackupTarget
 
     void Write(ReadOnlySpan<byte> data);
 
+    /// <summary>
+    /// <see cref="Write"/> only hands the bytes to the kernel, never reads them in this process: they may come from a
+    /// mapping of a file, because a page of it that cannot be read (EIO, the file cut short) fails the write (EFAULT)
+    /// instead of faulting the process (SIGBUS).
+    /// </summary>
+    bool WritesMappedPagesSafely { get; }
+
     /// <summary>Writes the next <paramref name="length"/> bytes from <paramref name="source"/> at <paramref name="sourceOffset"/> (in the kernel where the target is a file).</summary>
     void CopyFrom(Cairn.Pal.PalFile source, long sourceOffset, int length);
 

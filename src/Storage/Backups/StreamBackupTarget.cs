@@ -56,6 +56,9 @@ internal sealed class StreamBackupTarget : IBackupTarget
         Emit(data);
     }
 
+    // Checksums the bytes here: a page of a mapping that cannot be read would fault the process.
+    public bool WritesMappedPagesSafely => false;
+
     public void CopyFrom(Cairn.Pal.PalFile source, long sourceOffset, int length)
     {
         if (_buffer is null || _buffer.Length < length)

@@ -24,9 +24,6 @@ internal static unsafe class ProbePrefetch
 
     private const int LineSize = 64;
 
-    /// <summary>A range this small is searched to the end by one batch's probes (2^Levels - 1 slots).</summary>
-    private const int LastBatchRange = (1 << Levels) - 1;
-
     /// <summary>Farthest byte past a node's start a probe is expected to read: the header and the key, within one line.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static int KeyReach(int nodeHeaderSize, int keyLength) => Math.Min(nodeHeaderSize + keyLength, LineSize) - 1;
@@ -53,30 +50,6 @@ internal static unsafe class ProbePrefetch
         Node(page, slots, middle, reach);
         Subtree(page, slots, low, middle - 1, reach);
         Subtree(page, slots, middle + 1, high, reach);
-    }
-
-    /// <summary>
-    /// A leaf search's batch: as <see cref="NextLevels"/>, and when this batch covers every probe left (at most seven
-    /// slots), each node's next two lines as well. The found node's value is copied right after the search, and in the
-    /// issue 29 profile that copy's miss (the value's lines past the key) was the read's largest cost after the search;
-    /// warming them with the probes overlaps it with the search instead of adding a serial miss after it.
-    /// </summary>
-    public static void NextLeafLevels(byte* page, ushort* slots, int low, int high, int reach)
-    {
-        if (!Sse.IsSupported)
-            return;
-        if (high - low + 1 > LastBatchRange)
-        {
-            NextLevels(page, slots, low, high, reach);
-            return;
-        }
-        for (int index = low; index <= high; index++)
-        {
-            byte* node = page + slots[index];
-            Sse.Prefetch0(node);
-            Sse.Prefetch0(node + LineSize);
-            Sse.Prefetch0(node + 2 * LineSize - 1);
-        }
     }
 
     /// <summary>Two levels under one probe: the midpoint of [low, high] and the midpoints of its halves.</summary>

@@ -137,7 +137,7 @@ internal static unsafe class TreePage
         {
             if (--untilPrefetch < 0)
             {
-                ProbePrefetch.NextLeafLevels(page, slots, low, high, reach);
+                ProbePrefetch.NextLevels(page, slots, low, high, reach);
                 untilPrefetch = ProbePrefetch.Levels - 1;
             }
             int middle = (int)((uint)(low + high) >> 1);

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Cairn.Journal.Files;
 
 namespace Cairn.Journal.Sharing;
@@ -9,7 +10,7 @@ namespace Cairn.Journal.Sharing;
 /// becomes a writer: it takes every pending request (at most <see cref="MaxEntriesPerWrite"/> and
 /// <see cref="MaxBytesPerWrite"/>, so no commit waits behind an unbounded write), writes them with one vectored write
 /// on the root's journal, completes them, and hands the next write to the first member still waiting. The limit
-/// adapts to the device (<see cref="WritesInFlightPolicy"/>). No thread of its own: a write costs no thread switch,
+/// adapts to the rate of commits the group carries (<see cref="WritesInFlightPolicy"/>). No thread of its own: a write costs no thread switch,
 /// and requests that arrive during a write go together in the next one.
 /// </summary>
 internal sealed class JournalGroup
@@ -196,9 +197,10 @@ internal sealed class JournalGroup
         while (true)
         {
             int onDevice;
+            int commits;
             lock (_gate)
             {
-                TakeBatch(batch);
+                commits = TakeBatch(batch);
                 onDevice = batch.Count > 0 ? ++_onDevice : 0;
                 if (onDevice > 0)
                 {
@@ -218,7 +220,7 @@ internal sealed class JournalGroup
                 {
                     _onDevice--;
                     if (fatal is null && own.Write.Finished > own.Write.Started)
-                        _inFlight.Observe(onDevice, own.Write.Finished - own.Write.Started);
+                        _inFlight.Observe(Stopwatch.GetTimestamp(), commits);
                 }
                 if (fatal is not null && _failure is null)
                     _failure = fatal;
@@ -385,8 +387,8 @@ internal sealed class JournalGroup
         }
     }
 
-    /// <summary>Under the gate: every pending request, oldest first, within the bounds of count and bytes (always at least one).</summary>
-    private void TakeBatch(List<SharedWriteRequest> batch)
+    /// <summary>Under the gate: every pending request, oldest first, within the bounds of count and bytes (always at least one); returns the commits they carry.</summary>
+    private int TakeBatch(List<SharedWriteRequest> batch)
     {
         batch.Clear();
         long bytes = 0;
@@ -399,12 +401,15 @@ internal sealed class JournalGroup
             bytes += length;
             take++;
         }
+        int commits = 0;
         for (int i = 0; i < take; i++)
         {
             _pending[i].Taken = true;
+            commits += _pending[i].EntryCount;
             batch.Add(_pending[i]);
         }
         _pending.RemoveRange(0, take);
+        return commits;
     }
 
     /// <summary>

@@ -1,50 +1,73 @@
 namespace Cairn.Journal.Sharing;
 
 /// <summary>
-/// How many shared writes a journal group lets onto the device at once, learnt from the device: more while a write
-/// takes about as long with one more beside it (the device runs them in parallel, so each extra write is throughput),
-/// fewer when writes take longer the more there are (they queue: on a disk capped in operations per second, two half
-/// writes cost what two full ones do, so fewer and fuller writes carry more commits).
+/// How many shared writes a journal group lets onto the device at once, learnt from the rate the group carries: one
+/// more write in flight is kept when it raises the commits the group makes durable per second (the device runs writes
+/// in parallel, so the extra write is throughput), and dropped when it does not (the device serialises them: on a disk
+/// capped in operations per second two half writes cost what two full ones do, so fewer and fuller writes carry more).
 /// </summary>
 /// <remarks>
-/// The rule, fed each settled write's device time and how many of the group's writes were on the device when it
-/// started (<see cref="Observe"/>): a smoothed latency is kept for each number in flight. After every
-/// <see cref="Window"/> writes that ran at the limit, the limit is judged against the latency one fewer in flight
-/// showed: within <see cref="FlatRatio"/> of it, the limit grows by one (up to the configured maximum); grown in
-/// proportion to the writes in flight (at least <see cref="QueueingRatio"/> of limit / (limit - 1): the extra write
-/// only queued, so it gained nothing and made each write wait), the limit shrinks by one and stays there for
-/// <see cref="HoldWindows"/> windows before it probes upward again (a device that queues is not asked again at every
-/// window, nor never again: load and devices change); in between (some parallelism, some queueing: still more
-/// writes per second) it stays. A limit of one with nothing below to compare probes two once its window is full. It starts at one, so a capped disk never
-/// sees a burst of half-empty writes before the policy has learnt anything. Not thread-safe: the group calls it
-/// under its gate.
+/// <para>
+/// The rule, fed each settled write (<see cref="Observe"/>: when it settled, and how many commits it carried): the
+/// limit is judged by trials, each two back-to-back windows of <see cref="Window"/> settled writes, one at a lower
+/// level and one at the level above it, compared by commits per second of wall time. The upper level wins when it
+/// carries at least <see cref="GainRatio"/> times the lower's rate. An upward trial (the limit and one more) that the
+/// upper level wins moves the limit up and probes the next level at once; one it loses leaves the limit where it was.
+/// A downward trial (one fewer and the limit) that the lower level wins moves the limit down and probes the next lower
+/// level at once, so a device that became capped is followed down in a few trials. After a trial that kept the limit,
+/// <see cref="HoldWindows"/> windows pass before the next one, up and down in turn (a device is not asked at every
+/// window, nor never again: load and devices change). It starts at one with an upward trial, so a capped disk never
+/// sees a burst of half-empty writes before the policy has learnt anything.
+/// </para>
+/// <para>
+/// Why commits per second and not the latency per write, nor writes per second: blk-throttle and cloud volumes hide
+/// their queue, and the group shares the device's budget with its members' other writes (data-file flushes, directory
+/// syncs). There one more write in flight takes a larger share of a fixed budget: its latency grows less than a pure
+/// queue's and the group's writes per second even rise, yet each write carries fewer commits and the group carries
+/// fewer per second. The rate of commits is what the group is for; its two windows are measured back to back so that a
+/// change of the machine's load between them is small beside a factor the device makes. Where the load does not keep
+/// two writes busy, the upper level carries no more than the lower and the limit stays low, which costs nothing: the
+/// limit is never reached then. Not thread-safe: the group calls it under its gate.
+/// </para>
 /// </remarks>
 internal sealed class WritesInFlightPolicy
 {
-    /// <summary>Writes at the limit between two judgements.</summary>
-    public const int Window = 16;
+    /// <summary>Settled writes in each window a trial compares.</summary>
+    public const int Window = 32;
 
-    /// <summary>How much slower a write may be with one more in flight and still count as running in parallel.</summary>
-    public const double FlatRatio = 1.25;
+    /// <summary>How much more the upper level of a trial must carry per second to be kept (a margin for noise).</summary>
+    public const double GainRatio = 1.05;
 
-    /// <summary>
-    /// Of the latency a pure queue would show with one more write in flight (limit / (limit - 1) times one fewer's), the
-    /// share from which the writes count as queueing.
-    /// </summary>
-    public const double QueueingRatio = 0.9;
-
-    /// <summary>Windows the limit stays lowered after writes were found to queue.</summary>
+    /// <summary>Windows the limit stays unjudged after a trial kept it.</summary>
     public const int HoldWindows = 8;
 
-    // Smoothing of each level's latency: an eighth of each new write.
-    private const double Weight = 1.0 / 8;
-
-    // Smoothed device time per write (Stopwatch ticks) with [n] writes in flight at its start; 0 until one was seen.
-    private readonly double[] _latency;
-    private int _atLimit;
-    private int _hold;
-
     private readonly bool _adapts;
+
+    // The trial under way: its two levels, which one the current window measures, and the first window's rate.
+    private bool _inTrial;
+    private bool _upward;
+    private int _lower;
+    private bool _measuringUpper;
+    private double _firstRate;
+    // The next trial after a hold goes down when this is set (turn about), if both directions are possible.
+    private bool _nextDown;
+
+    // The window being measured: writes settled after the limit last changed that still belong to the previous
+    // limit (skipped), then the window's start time, writes and commits counted after it.
+    private int _settling;
+    private bool _started;
+    private long _windowStart;
+    private int _windowWrites;
+    private long _windowCommits;
+    private long _lastSettled;
+    // Ticks per settled write in the last full window (0 before one): what tells an idle gap from the device's pace.
+    private double _lastPace;
+    // Windows left before the next trial (a hold).
+    private int _holdWindows;
+
+    // A gap between two settlements this many times the pace restarts the window: the group was idle (no commits
+    // came), and a rate spanning the gap would measure the callers, not the device.
+    private const double IdleGapFactor = 16;
 
     /// <summary>Learns the limit between 1 and <paramref name="maximum"/>, starting at 1.</summary>
     public WritesInFlightPolicy(int maximum)
@@ -55,9 +78,10 @@ internal sealed class WritesInFlightPolicy
     private WritesInFlightPolicy(int maximum, bool adapts)
     {
         Maximum = Math.Max(1, maximum);
-        _latency = new double[Maximum + 1];
-        _adapts = adapts;
+        _adapts = adapts && Maximum > 1;
         Limit = adapts ? 1 : Maximum;
+        if (_adapts)
+            BeginTrial(upward: true);
     }
 
     /// <summary>Always <paramref name="limit"/> writes at once, whatever the device does (tests of the writes' ordering).</summary>
@@ -69,38 +93,117 @@ internal sealed class WritesInFlightPolicy
     /// <summary>Writes allowed on the device at once now: 1 to <see cref="Maximum"/>.</summary>
     public int Limit { get; private set; }
 
-    /// <summary>A settled write took <paramref name="latencyTicks"/> on the device, started with <paramref name="inFlight"/> of the group's writes there (itself included).</summary>
-    public void Observe(int inFlight, long latencyTicks)
+    /// <summary>Trials judged so far, and how many of them moved the limit (the bench reports them).</summary>
+    public (int Trials, int Moves) Judged { get; private set; }
+
+    /// <summary>
+    /// A write settled at <paramref name="now"/> (any monotonic clock's ticks), having carried
+    /// <paramref name="commits"/> commits; failed writes are not reported.
+    /// </summary>
+    public void Observe(long now, int commits)
     {
-        if (!_adapts || inFlight < 1 || latencyTicks < 0)
+        if (!_adapts)
             return;
-        inFlight = Math.Min(inFlight, Maximum);
-        ref double latency = ref _latency[inFlight];
-        latency = latency == 0 ? latencyTicks : latency + Weight * (latencyTicks - latency);
-        if (inFlight != Limit || ++_atLimit < Window)
+        if (_settling > 0)
+        {
+            _settling--;
             return;
-        _atLimit = 0;
-        Judge();
+        }
+        if (!_started || IsIdleGap(now))
+        {
+            // The window opens at this settlement; it counts what settles after it.
+            _started = true;
+            _windowStart = now;
+            _lastSettled = now;
+            _windowWrites = 0;
+            _windowCommits = 0;
+            return;
+        }
+        _lastSettled = now;
+        _windowWrites++;
+        _windowCommits += Math.Max(0, commits);
+        if (_windowWrites < Window)
+            return;
+        long elapsed = Math.Max(1, now - _windowStart);
+        _lastPace = (double)elapsed / _windowWrites;
+        WindowDone((double)_windowCommits / elapsed);
     }
 
-    private void Judge()
+    private bool IsIdleGap(long now)
     {
-        if (_hold > 0)
+        double pace = _windowWrites >= 4 ? (double)(_lastSettled - _windowStart) / _windowWrites : _lastPace;
+        return pace > 0 && now - _lastSettled > IdleGapFactor * pace;
+    }
+
+    private void WindowDone(double rate)
+    {
+        if (!_inTrial)
         {
-            _hold--;
+            if (--_holdWindows > 0)
+            {
+                OpenWindow(settle: 0);
+                return;
+            }
+            bool down = Limit > 1 && (_nextDown || Limit == Maximum);
+            BeginTrial(upward: !down);
             return;
         }
-        double below = Limit > 1 ? _latency[Limit - 1] : 0;
-        if (below == 0 || _latency[Limit] <= FlatRatio * below)
+        if (!_measuringUpper == _upward)
         {
-            if (Limit < Maximum)
-                Limit++;
+            // The first window of the trial (the limit it started at) is done: now the other level.
+            _firstRate = rate;
+            _measuringUpper = _upward;
+            SetLimit(_upward ? _lower + 1 : _lower);
             return;
         }
-        if (_latency[Limit] >= QueueingRatio * Limit / (Limit - 1) * below)
+        double lowerRate = _upward ? _firstRate : rate;
+        double upperRate = _upward ? rate : _firstRate;
+        bool upperWins = upperRate >= GainRatio * lowerRate;
+        int before = _upward ? _lower : _lower + 1;
+        int after = upperWins ? _lower + 1 : _lower;
+        Judged = (Judged.Trials + 1, Judged.Moves + (after != before ? 1 : 0));
+        _inTrial = false;
+        if (after != before && _upward && after < Maximum)
         {
-            Limit--;
-            _hold = HoldWindows;
+            SetLimit(after);
+            BeginTrial(upward: true);
+            return;
         }
+        if (after != before && !_upward && after > 1)
+        {
+            SetLimit(after);
+            BeginTrial(upward: false);
+            return;
+        }
+        // Kept (or at a bound): hold, then try the other direction.
+        _nextDown = _upward;
+        SetLimit(after);
+        _holdWindows = HoldWindows;
+    }
+
+    /// <summary>A trial from the current limit: it first measures the limit itself, then the level above or below.</summary>
+    private void BeginTrial(bool upward)
+    {
+        _inTrial = true;
+        _upward = upward;
+        _lower = upward ? Limit : Limit - 1;
+        _measuringUpper = !upward;
+        OpenWindow(settle: 0);
+    }
+
+    private void SetLimit(int limit)
+    {
+        // Writes sent under the old limit settle first: they say nothing of the new one.
+        int settle = limit == Limit ? 0 : Math.Max(Limit, limit);
+        Limit = limit;
+        OpenWindow(settle);
+    }
+
+    private void OpenWindow(int settle)
+    {
+        _settling = settle;
+        _started = false;
+        _windowWrites = 0;
+        _windowCommits = 0;
     }
 }

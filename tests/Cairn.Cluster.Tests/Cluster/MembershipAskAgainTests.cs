@@ -45,7 +45,7 @@ public sealed class MembershipAskAgainTests
                 await cluster[leader].AddMemberAsync(cluster.Address(joining), Eventually.Deadline());
                 return (leader, Volatile.Read(ref refusals));
             }
-            catch (NotClusterLeaderException) when (leaderships < 5)
+            catch (NotClusterLeaderException) when (leaderships < 10)
             {
                 cluster[leader].ForTestingPurposesOnly().AfterRefusedAdd(_ => { });
                 cluster.Network.SetBoth(leader, joining, LinkBehaviour.Pass);

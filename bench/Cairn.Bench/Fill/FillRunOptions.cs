@@ -18,6 +18,9 @@ public sealed record FillRunOptions
     /// <summary>Sequential and random: plain puts. Append: the sequential keys through each store's append path (<see cref="KeyValue.IAppendingStore"/>).</summary>
     public IReadOnlyList<string> Orders { get; init; } = ["sequential", "random"];
 
+    /// <summary>The stores compared; Cairn's ratios divide by each other store. RocksDB runs the sequential and random orders only.</summary>
+    public IReadOnlyList<string> Stores { get; init; } = ["lmdb", "cairn"];
+
     public static FillRunOptions Parse(IReadOnlyList<string> args)
     {
         var options = new FillRunOptions();
@@ -31,11 +34,12 @@ public sealed record FillRunOptions
                 "--rounds" => options with { Rounds = int.Parse(value, CultureInfo.InvariantCulture) },
                 "--modes" => options with { Modes = List(value, "lazy", "durable") },
                 "--orders" => options with { Orders = List(value, "sequential", "random", "append") },
-                _ => throw new ArgumentException($"unknown option {args[i]}; known: --keys N, --batch N, --rounds N, --modes lazy,durable, --orders sequential,random,append"),
+                "--stores" => options with { Stores = List(value, [.. FillStores.Names]) },
+                _ => throw new ArgumentException($"unknown option {args[i]}; known: --keys N, --batch N, --rounds N, --modes lazy,durable, --orders sequential,random,append, --stores lmdb,cairn,rocksdb"),
             };
             i++;
         }
-        return options;
+        return options.Stores.Contains("cairn") ? options : throw new ArgumentException("--stores must include cairn: every ratio is Cairn's");
     }
 
     private static string[] List(string text, params string[] known)

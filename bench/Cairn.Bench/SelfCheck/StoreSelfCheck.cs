@@ -1,12 +1,13 @@
 using Cairn.Bench.Durability;
+using Cairn.Bench.Fill;
 using Cairn.Bench.KeyValue;
 using static Cairn.Bench.SelfCheck.CheckFailedException;
 
 namespace Cairn.Bench.SelfCheck;
 
 /// <summary>
-/// The <c>--self-check</c> mode: drives each key-value store and
-/// each durable-commit store (<see cref="DurableStores"/>) through the interface its benchmarks use
+/// The <c>--self-check</c> mode: drives each key-value store, each store only the fill comparison uses
+/// (<see cref="FillStores"/>) and each durable-commit store (<see cref="DurableStores"/>) through the interface its benchmarks use
 /// and verifies what it reads back. Names on the command line pick stores from either list (a name
 /// in both, such as lmdb, checks both). Exit code 0 when all pass.
 /// </summary>
@@ -28,6 +29,9 @@ public static class StoreSelfCheck
         var failures = 0;
         foreach (var name in names.Where(BenchStores.Names.Contains))
             failures += Attempt($"store {name}", log, directory => CheckStore(name, directory, log));
+        var fillOnly = FillStores.Names.Except(BenchStores.Names);
+        foreach (var name in storeNames.Length > 0 ? fillOnly.Where(storeNames.Contains) : fillOnly)
+            failures += Attempt($"fill store {name}", log, directory => CheckFillStore(name, directory, log));
         foreach (var name in durableNames)
             failures += Attempt($"durable store {name}", log, directory => DurableStoreSelfCheck.Run(name, directory, log));
         log.WriteLine(failures == 0 ? "self-check: passed" : $"self-check: {failures} FAILED");
@@ -53,6 +57,30 @@ public static class StoreSelfCheck
         {
             Directory.Delete(directory, recursive: true);
         }
+    }
+
+    /// <summary>A store the fill comparison alone uses: filled (lazy and then durable batches), reopened, every key read back.</summary>
+    private static void CheckFillStore(string name, string directory, TextWriter log)
+    {
+        var fillOrder = KeyGenerator.Shuffled(KeyCount, KeyGenerator.FillSeed);
+        foreach (var durable in new[] { false, true })
+        {
+            using var store = FillStores.Create(name);
+            store.Open(directory, durable);
+            store.FillBatches(fillOrder, KeyValueBenchmark.BatchSize);
+        }
+        using var reopened = FillStores.Create(name);
+        reopened.Open(directory, durable: false);
+        Span<byte> value = stackalloc byte[BenchValues.ValueSize];
+        for (var i = 0; i < KeyCount; i++)
+        {
+            var length = reopened.ReadForCheck(fillOrder[i], value);
+            Require(length == BenchValues.ValueSize && BenchValues.Matches(fillOrder[i], value), $"read {i}: length {length} or wrong value");
+        }
+        Span<byte> absent = stackalloc byte[KeySet.KeySize];
+        KeyGenerator.Write(KeyCount + 1, absent);
+        Require(reopened.ReadForCheck(absent, value) == -1, "a key never written was found");
+        log.WriteLine($"  {name}: {KeyCount} keys filled lazily and durably, reopened, read back");
     }
 
     private static void CheckStore(string name, string directory, TextWriter log)

@@ -41,7 +41,7 @@ internal static unsafe class EnvironmentOpener
         }
 
         var dataFile = DataFile.Open(dataPath, settings.LockWaitTimeout);
-        var scratch = new ScratchAllocator(settings.RetainedScratchBytes);
+        var scratch = new ScratchAllocator(settings.RetainedScratchBytes, ScratchAllocator.OnThreadPool);
         EnvironmentState? state = null;
         try
         {

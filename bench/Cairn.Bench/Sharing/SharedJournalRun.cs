@@ -116,7 +116,7 @@ public static class SharedJournalRun
             double gain = shared.Rate / separate.Rate;
             output.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"# {shared.Callers} caller(s), {shared.Name}: shared / separate = {gain:F2}×, {gain / ceiling:F2} of the device ceiling ({ceiling:F2}×); " +
-                $"{shared.CommitsPerJournalWrite:F2} commits per shared write with {shared.CommitsWaiting} waiting"));
+                $"{shared.CommitsPerJournalWrite:F2} commits per shared write with {shared.CommitsWaiting} waiting; {shared.CohortLine}"));
         }
     }
 
@@ -132,6 +132,7 @@ public static class SharedJournalRun
         private long _nextKey;
         private long _groupWrites;
         private long _onDeviceAtStarts;
+        private (long Released, long Returned, long Waits) _cohorts;
 
         public JournalGroupSetup Setup => setup;
 
@@ -156,6 +157,19 @@ public static class SharedJournalRun
             ? "-"
             : (_onDeviceAtStarts / (double)_groupWrites).ToString("F2", CultureInfo.InvariantCulture);
 
+        /// <summary>
+        /// Of the members each group write released, how many had submitted again when the next write took its batch
+        /// (the cohort effect: near zero when released members always miss the next write), and how many writes waited
+        /// for them. <c>CAIRN_BENCH_GATHER=off</c> turns the wait off (the counters still count).
+        /// </summary>
+        public string CohortLine => _cohorts.Released == 0
+            ? "no cohorts counted"
+            : string.Create(CultureInfo.InvariantCulture,
+                $"{_cohorts.Returned / (double)_cohorts.Released:F2} of the members a write released were back for the next one ({_cohorts.Released} released), " +
+                $"{_cohorts.Waits / (double)Math.Max(1, _groupWrites):F2} of writes waited for them{(GatherOff ? " (gather off)" : "")}");
+
+        private static bool GatherOff => Environment.GetEnvironmentVariable("CAIRN_BENCH_GATHER") == "off";
+
         public double Rate => _commits / Math.Max(_elapsed.TotalSeconds, 1e-9);
 
         public double CommitsPerJournalWrite => _commits / (double)Math.Max(1, _journalWrites);
@@ -178,6 +192,10 @@ public static class SharedJournalRun
             var latencies = new List<double>[committing.Length * callers];
             var writers = Writers(committing);
             var marks = Marks(writers);
+            var group = setup == JournalGroupSetup.Separate ? null : environments.Root.ForTestingPurposesOnly().Group;
+            if (group is not null && GatherOff)
+                group.ForTestingPurposesOnly().GatherOff = true;
+            var cohortsBefore = group?.Cohorts ?? default;
             var sentBefore = GroupWritesSent();
             long syscallsBefore = PalFaultInjection.WriteCalls;
             var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
@@ -204,6 +222,9 @@ public static class SharedJournalRun
             var sentAfter = GroupWritesSent();
             _groupWrites += sentAfter.Writes - sentBefore.Writes;
             _onDeviceAtStarts += sentAfter.OnDeviceAtStarts - sentBefore.OnDeviceAtStarts;
+            var cohortsAfter = group?.Cohorts ?? default;
+            _cohorts = (_cohorts.Released + cohortsAfter.Released - cohortsBefore.Released, _cohorts.Returned + cohortsAfter.Returned - cohortsBefore.Returned,
+                _cohorts.Waits + cohortsAfter.Waits - cohortsBefore.Waits);
             for (int t = 0; t < latencies.Length; t++)
                 (t < callers ? _rootMicros : _branchMicros).AddRange(latencies[t]);
         }

@@ -1,10 +1,14 @@
+using Cairn.Journal.Sharing;
+
 namespace Cairn.Tests.Sharing;
 
 /// <summary>
 /// A journal group on a modelled device, in simulated time (microseconds; no clock, no threads): environments commit
 /// one at a time with a random pause between commits, the group sends every waiting commit in one write whenever fewer
-/// writes than the limit are on the device, and the device settles each write as its model says. What the in-flight
-/// rule is judged by: commits per simulated second, and how many commits each write carried.
+/// writes than the limit are on the device, and the device settles each write as its model says. With a
+/// <see cref="WriteGather"/>, the write after one that settled at a limit of one waits as the gather says for the
+/// environments that write released. What the in-flight rule and the gather are judged by: commits per simulated second,
+/// and how many commits each write carried.
 /// </summary>
 internal sealed class GroupDeviceSimulation
 {
@@ -78,13 +82,23 @@ internal sealed class GroupDeviceSimulation
     private readonly long _meanPause;
     private readonly List<int> _waiting = [];
     private int _onDevice;
+    private readonly WriteGather? _gather;
+    // The number of the write that last carried each environment's commit, and of the last write settled.
+    private readonly long[] _carriedBy;
+    private long _writeNumber;
+    private long _lastSettled;
+    private bool _gatherTimerSet;
+    private bool _waited;
 
     /// <summary>
     /// <paramref name="limit"/> is read before each write is sent; <paramref name="observe"/> gets each settled write:
     /// settle time, writes on the device when it was sent (itself included), its device time and its commits.
     /// </summary>
-    public GroupDeviceSimulation(Device device, int environments, long meanPause, Func<int> limit, Action<long, int, long, int> observe, int seed = 1)
+    public GroupDeviceSimulation(Device device, int environments, long meanPause, Func<int> limit, Action<long, int, long, int> observe, int seed = 1,
+        WriteGather? gather = null)
     {
+        _gather = gather;
+        _carriedBy = new long[environments];
         _device = device;
         _limit = limit;
         _observe = observe;
@@ -115,6 +129,8 @@ internal sealed class GroupDeviceSimulation
     private Action Arrive(int environment) => () =>
     {
         _waiting.Add(environment);
+        if (_gather is not null && _carriedBy[environment] != 0 && _carriedBy[environment] == _lastSettled)
+            _gather.Returned();
         SendWhileAllowed();
     };
 
@@ -122,8 +138,31 @@ internal sealed class GroupDeviceSimulation
     {
         while (_waiting.Count > 0 && _onDevice < _limit())
         {
+            if (_gather is not null)
+            {
+                long wait = _gather.WaitFor(Now, batchFull: false);
+                if (wait > 0)
+                {
+                    _waited = true;
+                    if (!_gatherTimerSet)
+                    {
+                        _gatherTimerSet = true;
+                        At(Now + wait, () =>
+                        {
+                            _gatherTimerSet = false;
+                            SendWhileAllowed();
+                        });
+                    }
+                    return;
+                }
+                _gather.BatchTaken(_waited);
+                _waited = false;
+            }
             var carried = _waiting.ToArray();
             _waiting.Clear();
+            long number = ++_writeNumber;
+            foreach (int environment in carried)
+                _carriedBy[environment] = number;
             int onDevice = ++_onDevice;
             long sent = Now;
             _device.Send(this, Now, settledAt =>
@@ -132,6 +171,8 @@ internal sealed class GroupDeviceSimulation
                 Commits += carried.Length;
                 Writes++;
                 _observe(settledAt, onDevice, settledAt - sent, carried.Length);
+                _lastSettled = number;
+                _gather?.Settled(settledAt, settledAt - sent, carried.Length, gather: _limit() == 1);
                 foreach (int environment in carried)
                     At(settledAt + Pause(), Arrive(environment));
                 SendWhileAllowed();

@@ -15,10 +15,10 @@ public sealed class WritesInFlightOnModelledDevicesTests
     private const long Measured = 8_000_000;
 
     private static (double CommitsPerSecond, double CommitsPerWrite, int Limit) Run(
-        Func<GroupDeviceSimulation.Device> device, long meanPause, WritesInFlightPolicy policy)
+        Func<GroupDeviceSimulation.Device> device, long meanPause, WritesInFlightPolicy policy, WriteGather? gather = null)
     {
         var simulation = new GroupDeviceSimulation(device(), Environments, meanPause, () => policy.Limit,
-            (settled, _, _, commits) => policy.Observe(settled, commits));
+            (settled, _, _, commits) => policy.Observe(settled, commits), gather: gather);
         simulation.RunUntil(Warmup);
         simulation.Measure();
         simulation.RunUntil(Warmup + Measured);
@@ -55,5 +55,37 @@ public sealed class WritesInFlightOnModelledDevicesTests
     public void On_a_device_that_runs_writes_in_parallel_it_keeps_more_in_flight()
     {
         AssertAsGoodAsTheBestFixedLimit(() => new GroupDeviceSimulation.ParallelDevice(latency: 1000), meanPause: 300, expectedBest: 4);
+    }
+
+    /// <summary>
+    /// The cohort effect: at one write in flight with no wait, the environments a write released commit again while the
+    /// next write (carrying the others) is already on the device, so two cohorts alternate and each write carries about
+    /// half of the nine. Waiting up to half a write for the released ones merges them.
+    /// </summary>
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    public void At_one_in_flight_the_gather_merges_the_cohorts_on_a_capped_device(int otherWriters)
+    {
+        Func<GroupDeviceSimulation.Device> device = () => new GroupDeviceSimulation.QueueingDevice(service: 700, otherWriters);
+        var plain = Run(device, meanPause: 100, WritesInFlightPolicy.Fixed(1));
+        var gathered = Run(device, meanPause: 100, WritesInFlightPolicy.Fixed(1), new WriteGather(maxWaitTicks: 2_000));
+        var learnt = Run(device, meanPause: 100, new WritesInFlightPolicy(maximum: 4), new WriteGather(maxWaitTicks: 2_000));
+        string figures = $"no wait {plain.CommitsPerSecond:F0}/s at {plain.CommitsPerWrite:F2} per write; gathered {gathered.CommitsPerSecond:F0}/s at " +
+            $"{gathered.CommitsPerWrite:F2}; learnt limit with the gather {learnt.CommitsPerSecond:F0}/s at {learnt.CommitsPerWrite:F2}";
+        Assert.True(plain.CommitsPerWrite < 6.5, figures); // the model shows the cohorts
+        Assert.True(gathered.CommitsPerWrite >= 1.25 * plain.CommitsPerWrite, figures);
+        Assert.True(gathered.CommitsPerSecond >= 1.1 * plain.CommitsPerSecond, figures);
+        Assert.True(learnt.CommitsPerSecond >= 0.9 * gathered.CommitsPerSecond, figures);
+    }
+
+    [Fact]
+    public void On_a_device_that_runs_writes_in_parallel_the_gather_costs_nothing()
+    {
+        Func<GroupDeviceSimulation.Device> device = () => new GroupDeviceSimulation.ParallelDevice(latency: 1000);
+        var best = Run(device, meanPause: 300, WritesInFlightPolicy.Fixed(4));
+        var learnt = Run(device, meanPause: 300, new WritesInFlightPolicy(maximum: 4), new WriteGather(maxWaitTicks: 2_000));
+        Assert.True(learnt.CommitsPerSecond >= 0.9 * best.CommitsPerSecond,
+            $"learnt with the gather {learnt.CommitsPerSecond:F0}/s (limit {learnt.Limit}); fixed 4 {best.CommitsPerSecond:F0}/s");
     }
 }

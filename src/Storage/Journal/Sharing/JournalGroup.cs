@@ -28,6 +28,13 @@ internal sealed class JournalGroup
     // Writers between taking a batch and their write's return: how many writes were on the device with each one.
     private int _onDevice;
     private readonly WritesInFlightPolicy _inFlight;
+    // At a limit of one: how long the next write waits for the members the last one released (null: never waits).
+    private readonly WriteGather? _gather;
+    // Set once every member the last settled write released has submitted again (or the group closed or failed):
+    // what a gathering writer waits on, outside the gate.
+    private readonly ManualResetEventSlim _gathered = new(initialState: true, spinCount: 0);
+    // The number of the last write that settled without a fatal error: a submitter its request names was released by it.
+    private long _lastSettledWrite;
     // Writes sent so far, and the sum over them of _onDevice as each started (itself included): how many writes the
     // group really keeps on the device, beside the limit it allows (the bench reports their ratio).
     private long _writesSent;
@@ -44,11 +51,16 @@ internal sealed class JournalGroup
     private readonly Dictionary<Guid, string> _identities = [];
     private readonly string _rootEnvironmentDirectory;
 
-    /// <summary>A group over the root's journal; how many writes may be on the device at once is learnt from it, up to <c>maxWritesInFlight</c>, unless <c>inFlight</c> says otherwise.</summary>
+    /// <summary>
+    /// A group over the root's journal; how many writes may be on the device at once is learnt from it, up to
+    /// <c>maxWritesInFlight</c>, and at one in flight a write gathers the members the last one released, unless
+    /// <c>inFlight</c> says otherwise (then it gathers only with <c>gather</c>: tests of the writes' ordering get none).
+    /// </summary>
     public JournalGroup(WriteAheadJournal rootJournal, Guid rootId, string rootEnvironmentDirectory, int maxEntriesPerWrite, long maxBytesPerWrite,
-        int maxWritesInFlight, WritesInFlightPolicy? inFlight = null)
+        int maxWritesInFlight, WritesInFlightPolicy? inFlight = null, WriteGather? gather = null)
     {
         _inFlight = inFlight ?? new WritesInFlightPolicy(maxWritesInFlight);
+        _gather = inFlight is null ? gather ?? new WriteGather(MaxGatherTicks) : gather;
         _rootJournal = rootJournal;
         _rootId = rootId;
         _rootEnvironmentDirectory = rootEnvironmentDirectory;
@@ -89,6 +101,25 @@ internal sealed class JournalGroup
         {
             lock (_gate)
                 return (_writesSent, _onDeviceAtStarts);
+        }
+    }
+
+    /// <summary>
+    /// The most a write waits for released members whatever the write time says (2 ms): above a capped device's write
+    /// time, so only a stall (or a test holding a write) reaches it.
+    /// </summary>
+    private static readonly long MaxGatherTicks = Stopwatch.Frequency / 500;
+
+    /// <summary>
+    /// Members released by writes whose next batch was then taken, how many of them were back by then, and how many
+    /// writes waited for them (the cohort effect, measured; zeros when the group does not gather).
+    /// </summary>
+    public (long Released, long Returned, long Waits) Cohorts
+    {
+        get
+        {
+            lock (_gate)
+                return _gather is null ? (0, 0, 0) : (_gather.Cohorts.Released, _gather.Cohorts.Returned, _gather.Waits);
         }
     }
 
@@ -171,6 +202,8 @@ internal sealed class JournalGroup
             if (_closed)
                 return false;
             _pending.Add(request);
+            if (request.CarriedBy != 0 && request.CarriedBy == _lastSettledWrite && _gather is not null && _gather.Returned())
+                _gathered.Set();
             writer = _writers < _inFlight.Limit;
             if (writer)
             {
@@ -198,9 +231,13 @@ internal sealed class JournalGroup
         {
             int onDevice;
             int commits;
+            long writeNumber;
+            bool waited = Gather();
             lock (_gate)
             {
-                commits = TakeBatch(batch);
+                _gather?.BatchTaken(waited);
+                writeNumber = _writesSent + 1;
+                commits = TakeBatch(batch, writeNumber);
                 onDevice = batch.Count > 0 ? ++_onDevice : 0;
                 if (onDevice > 0)
                 {
@@ -208,6 +245,7 @@ internal sealed class JournalGroup
                     _onDeviceAtStarts += onDevice;
                 }
             }
+            int released = batch.Count;
             bool ownInBatch = batch.Contains(own);
             // From here the batch holds only the branch entries still to record: the others are completed, and a
             // completed request is its submitter's again (it may already carry that member's next entry).
@@ -220,12 +258,24 @@ internal sealed class JournalGroup
                 {
                     _onDevice--;
                     if (fatal is null && own.Write.Finished > own.Write.Started)
-                        _inFlight.Observe(Stopwatch.GetTimestamp(), commits);
+                    {
+                        _inFlight.Observe(own.Write.Finished, commits);
+                        _lastSettledWrite = writeNumber;
+                        if (_gather is not null)
+                        {
+                            // Only where one write at a time goes to the device: in parallel, the next write is already there.
+                            _gather.Settled(own.Write.Finished, own.Write.Finished - own.Write.Started, released, gather: _inFlight.Limit == 1);
+                            _gathered.Reset();
+                        }
+                    }
                 }
                 if (fatal is not null && _failure is null)
                     _failure = fatal;
                 if (_failure is not null)
+                {
                     FailPending();
+                    _gathered.Set();
+                }
                 if (branchesWritten)
                     _linking++;
                 // Still queued when the batch before it was full: this caller writes the next one too.
@@ -245,6 +295,38 @@ internal sealed class JournalGroup
             if (!ownInBatch)
                 own.WaitForCompletion(); // another writer took it
             return;
+        }
+    }
+
+    /// <summary>
+    /// Before a writer takes its batch: at one write in flight, waits (at most the gather's bound) until the members
+    /// the last write released have submitted again, so that they go in this write rather than the one after it. Sleeps
+    /// on the signal for whole milliseconds and yields the processor for the rest (the members it waits for need it).
+    /// Returns whether it waited.
+    /// </summary>
+    private bool Gather()
+    {
+        if (_gather is null || _testingHooks?.GatherOff == true)
+            return false;
+        bool waited = false;
+        while (true)
+        {
+            long wait;
+            lock (_gate)
+                wait = _closed || _failure is not null ? 0 : _gather.WaitFor(Stopwatch.GetTimestamp(), _pending.Count >= MaxEntriesPerWrite);
+            if (wait <= 0)
+                return waited;
+            waited = true;
+            long milliseconds = wait * 1000 / Stopwatch.Frequency;
+            if (milliseconds > 0)
+            {
+                if (_gathered.Wait((int)milliseconds))
+                    return true;
+            }
+            else if (_gathered.IsSet)
+                return true;
+            else
+                Thread.Yield();
         }
     }
 
@@ -387,8 +469,8 @@ internal sealed class JournalGroup
         }
     }
 
-    /// <summary>Under the gate: every pending request, oldest first, within the bounds of count and bytes (always at least one); returns the commits they carry.</summary>
-    private int TakeBatch(List<SharedWriteRequest> batch)
+    /// <summary>Under the gate: every pending request, oldest first, within the bounds of count and bytes (always at least one), marked as carried by write <paramref name="writeNumber"/>; returns the commits they carry.</summary>
+    private int TakeBatch(List<SharedWriteRequest> batch, long writeNumber)
     {
         batch.Clear();
         long bytes = 0;
@@ -405,6 +487,7 @@ internal sealed class JournalGroup
         for (int i = 0; i < take; i++)
         {
             _pending[i].Taken = true;
+            _pending[i].CarriedBy = writeNumber;
             commits += _pending[i].EntryCount;
             batch.Add(_pending[i]);
         }
@@ -422,6 +505,7 @@ internal sealed class JournalGroup
         lock (_gate)
         {
             _closed = true;
+            _gathered.Set();
             SignalIfDrained();
             if (_drained.IsSet)
                 return;

@@ -19,6 +19,9 @@ internal sealed class JournalGroupTestHooks
     /// <summary>Before a branch's written entry is recorded (its file linked, the entry noted).</summary>
     public Action<SharedWriteRequest>? BranchEntryRecording { get; set; }
 
+    /// <summary>Writes never wait for released members (the cohort counters still count): the bench's "before" of the gather.</summary>
+    public bool GatherOff { get; set; }
+
     /// <summary>On the closing thread, when <see cref="JournalGroup.Close"/> found work in flight and is about to wait for it.</summary>
     public Action? CloseWaiting { get; set; }
 }

@@ -30,6 +30,12 @@ internal sealed unsafe class SharedWriteRequest : GroupWriteEntry, IDisposable
     /// <summary>The entry is durable in the root's file but the branch could not link that file: the branch writes the entry itself.</summary>
     public Exception? LinkError { get; set; }
 
+    /// <summary>
+    /// The number of the group's write that last carried this request (under the group's gate; kept across
+    /// <see cref="Prepare"/>): what tells the group a submitter is one its last write released.
+    /// </summary>
+    public long CarriedBy { get; set; }
+
     /// <summary>The request's submitter is one of the group's writers (it submitted while a writer's place was free, or was handed one).</summary>
     public bool Leading { get; set; }
 

@@ -43,12 +43,32 @@ internal sealed class WritesInFlightPolicy
 
     private readonly bool _adapts;
 
-    // The trial under way: its two levels, which one the current window measures, and the first window's rate.
-    private bool _inTrial;
-    private bool _upward;
-    private int _lower;
-    private bool _measuringUpper;
-    private double _firstRate;
+    /// <summary>
+    /// A trial: its two levels (<see cref="Lower"/> and the one above), its direction (upward: it starts at the lower
+    /// level, the limit it was begun at), and the rate of its first window once measured.
+    /// </summary>
+    private sealed record Trial(int Lower, bool Upward, double? FirstRate = null)
+    {
+        public int Upper => Lower + 1;
+
+        /// <summary>The level the first window measures: the limit the trial began at.</summary>
+        public int First => Upward ? Lower : Upper;
+
+        /// <summary>The level the second window measures.</summary>
+        public int Second => Upward ? Upper : Lower;
+
+        /// <summary>With the first window measured, the level the trial keeps given the second's rate.</summary>
+        public int Kept(double secondRate)
+        {
+            double first = FirstRate ?? throw new InvalidOperationException("The trial's first window is not measured.");
+            double lowerRate = Upward ? first : secondRate;
+            double upperRate = Upward ? secondRate : first;
+            return upperRate >= GainRatio * lowerRate ? Upper : Lower;
+        }
+    }
+
+    // The trial under way, or null during a hold.
+    private Trial? _trial;
     // The next trial after a hold goes down when this is set (turn about), if both directions are possible.
     private bool _nextDown;
 
@@ -137,7 +157,7 @@ internal sealed class WritesInFlightPolicy
 
     private void WindowDone(double rate)
     {
-        if (!_inTrial)
+        if (_trial is null)
         {
             if (--_holdWindows > 0)
             {
@@ -148,35 +168,32 @@ internal sealed class WritesInFlightPolicy
             BeginTrial(upward: !down);
             return;
         }
-        if (!_measuringUpper == _upward)
+        var trial = _trial;
+        if (trial.FirstRate is null)
         {
             // The first window of the trial (the limit it started at) is done: now the other level.
-            _firstRate = rate;
-            _measuringUpper = _upward;
-            SetLimit(_upward ? _lower + 1 : _lower);
+            _trial = trial with { FirstRate = rate };
+            SetLimit(trial.Second);
             return;
         }
-        double lowerRate = _upward ? _firstRate : rate;
-        double upperRate = _upward ? rate : _firstRate;
-        bool upperWins = upperRate >= GainRatio * lowerRate;
-        int before = _upward ? _lower : _lower + 1;
-        int after = upperWins ? _lower + 1 : _lower;
+        int before = trial.First;
+        int after = trial.Kept(rate);
         Judged = (Judged.Trials + 1, Judged.Moves + (after != before ? 1 : 0));
-        _inTrial = false;
-        if (after != before && _upward && after < Maximum)
+        _trial = null;
+        if (after != before && trial.Upward && after < Maximum)
         {
             SetLimit(after);
             BeginTrial(upward: true);
             return;
         }
-        if (after != before && !_upward && after > 1)
+        if (after != before && !trial.Upward && after > 1)
         {
             SetLimit(after);
             BeginTrial(upward: false);
             return;
         }
         // Kept (or at a bound): hold, then try the other direction.
-        _nextDown = _upward;
+        _nextDown = trial.Upward;
         SetLimit(after);
         _holdWindows = HoldWindows;
     }
@@ -184,10 +201,7 @@ internal sealed class WritesInFlightPolicy
     /// <summary>A trial from the current limit: it first measures the limit itself, then the level above or below.</summary>
     private void BeginTrial(bool upward)
     {
-        _inTrial = true;
-        _upward = upward;
-        _lower = upward ? Limit : Limit - 1;
-        _measuringUpper = !upward;
+        _trial = new Trial(Lower: upward ? Limit : Limit - 1, Upward: upward);
         OpenWindow(settle: 0);
     }
 

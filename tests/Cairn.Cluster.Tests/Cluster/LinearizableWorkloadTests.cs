@@ -27,7 +27,7 @@ public sealed class LinearizableWorkloadTests
 
         // The nemesis: once the clients are a third of the way, cut the leader off until the others elect, then heal.
         await Eventually.HoldsAsync(() => Volatile.Read(ref done) >= Clients * OperationsPerClient / 3, () => $"{done} operations done");
-        var leader = await LeaderCut.CutOffAsync(cluster, everyone);
+        var leader = await LeaderLoss.CutOffAsync(cluster, everyone);
         var others = everyone.Where(i => i != leader).ToArray();
         await cluster.LeaderOfAsync(others);
         cluster.Network.Heal();

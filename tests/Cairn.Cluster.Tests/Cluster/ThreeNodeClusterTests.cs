@@ -18,11 +18,12 @@ public sealed class ThreeNodeClusterTests
         for (var i = 0; i < 20; i++)
             await client.WriteAsync(Tree, [ClusterOperation.Put(Key(i), Value(i))], deadline);
 
-        var oldLeader = await cluster.LeaderOfAsync(Everyone);
+        var leader = await cluster.LeaderOfAsync(Everyone);
         // The leader found now may be a later one than the one that acknowledged write 19 (an election under load):
         // it serves the write once it has applied its index.
-        Assert.Equal(Value(19), await cluster[oldLeader].ReadAppliedAsync(Tree, Key(19), client.LastWriteIndex, deadline));
-        await cluster.StopAsync(oldLeader);
+        Assert.Equal(Value(19), await cluster[leader].ReadAppliedAsync(Tree, Key(19), client.LastWriteIndex, deadline));
+        // The leader of the moment it stops, not a follower an election made of it in between.
+        var oldLeader = await LeaderLoss.StopAsync(cluster, Everyone);
         var others = Everyone.Where(i => i != oldLeader).ToArray();
         var newLeader = await cluster.LeaderOfAsync(others);
         Assert.NotEqual(oldLeader, newLeader);
@@ -73,7 +74,7 @@ public sealed class ThreeNodeClusterTests
         var deadline = Eventually.Deadline();
         await client.WriteAsync(Tree, [ClusterOperation.Put(Key(0), Value(0))], deadline);
         // The leader of the moment the cut is made, not a follower an election made of it in between.
-        var oldLeader = await LeaderCut.CutOffAsync(cluster, Everyone);
+        var oldLeader = await LeaderLoss.CutOffAsync(cluster, Everyone);
         var others = Everyone.Where(i => i != oldLeader).ToArray();
 
         // Written straight to the cut-off leader, with no retry elsewhere: it must not be acknowledged.

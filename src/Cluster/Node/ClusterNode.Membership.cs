@@ -84,7 +84,8 @@ public sealed partial class ClusterNode
 
     /// <summary>
     /// Makes sure this leader has applied an entry of its own term, and so every configuration committed before it:
-    /// the checks above and DotNext's change both start from the configuration this node holds.
+    /// the checks above and DotNext's change both start from the configuration this node holds. Appends an empty
+    /// entry only when none of this term is applied yet.
     /// </summary>
     private async Task SettleMembershipAsync(CancellationToken cancellationToken)
     {
@@ -93,12 +94,24 @@ public sealed partial class ClusterNode
             throw new NotClusterLeaderException(LocalEndPoint, Leader);
         try
         {
-            if (stateMachine.AppliedTerm < raft.Term)
+            var term = raft.Term;
+            if (stateMachine.AppliedTerm < term && !await AppliedEntryOfTermAsync(term, cancellationToken).ConfigureAwait(false))
                 await raft.ReplicateAsync(ReadOnlyMemory<byte>.Empty, null, cancellationToken).ConfigureAwait(false);
         }
         catch (NotLeaderException)
         {
             throw new NotClusterLeaderException(LocalEndPoint, Leader);
         }
+    }
+
+    /// <summary>
+    /// Whether the log's last applied entry is of <paramref name="term"/>. The state machine's term does not say so in
+    /// an idle term: the leader's first entry is DotNext's empty no-op, which the applier never hands to it, so every
+    /// membership call appended another no-op. The log knows every entry's term.
+    /// </summary>
+    private async ValueTask<bool> AppliedEntryOfTermAsync(long term, CancellationToken cancellationToken)
+    {
+        var applied = log.LastAppliedIndex;
+        return applied > 0 && await log.AppliedTermAtAsync(applied, cancellationToken).ConfigureAwait(false) >= term;
     }
 }

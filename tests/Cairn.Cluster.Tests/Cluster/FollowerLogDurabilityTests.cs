@@ -27,7 +27,7 @@ public sealed class FollowerLogDurabilityTests
         {
             var command = new ClusterCommand(new OperationId(session, i), Tree,
                 [ClusterOperation.Put(ThreeNodeClusterTests.Key(i), ThreeNodeClusterTests.Value(i))]);
-            var (written, leader) = await LeaderWrites.WriteAsync(cluster, running, command, deadline);
+            var (written, leader, _) = await LeaderWrites.WriteAsync(cluster, running, command, deadline);
             var follower = running.Single(node => node != leader);
             // The follower's flushed index moves only when entries are appended, and none is until the next write.
             var flushed = RaftCheckpoint.FlushedThrough(cluster.RaftLogPath(follower));

@@ -24,7 +24,7 @@ public sealed class LeaderLogDurabilityTests
         {
             var command = new ClusterCommand(new OperationId(session, i), Tree,
                 [ClusterOperation.Put(ThreeNodeClusterTests.Key(i), ThreeNodeClusterTests.Value(i))]);
-            var (written, slot) = await LeaderWrites.WriteAsync(cluster, Everyone, command, deadline);
+            var (written, slot, _) = await LeaderWrites.WriteAsync(cluster, Everyone, command, deadline);
             // No entry is appended until the next write, so the only checkpoint write that can race this read
             // rewrites the same last flushed index (it updates the commit index): the field read cannot tear.
             var flushed = RaftCheckpoint.FlushedThrough(cluster.RaftLogPath(slot));

@@ -9,20 +9,33 @@ namespace Cairn.Cluster.Tests.Cluster;
 /// </summary>
 internal static class LeaderWrites
 {
-    /// <summary>The acknowledgement, and the slot of the leader that gave it.</summary>
-    public static async Task<(ClusterWriteResult Written, int Leader)> WriteAsync(ClusterNodes cluster, IReadOnlyList<int> group, ClusterCommand command, CancellationToken deadline)
+    /// <summary>The acknowledgement, the slot of the leader that gave it, and whether an earlier attempt's outcome was unknown.</summary>
+    public static async Task<LeaderWrite> WriteAsync(ClusterNodes cluster, IReadOnlyList<int> group, ClusterCommand command, CancellationToken deadline)
     {
+        var unknown = false;
         while (true)
         {
             var leader = await cluster.LeaderOfAsync(group);
             try
             {
-                return (await cluster[leader].WriteAsync(command, deadline), leader);
+                return new LeaderWrite(await cluster[leader].WriteAsync(command, deadline), leader, unknown);
             }
-            catch (Exception e) when (e is WriteOutcomeUnknownException or NotClusterLeaderException && !deadline.IsCancellationRequested)
+            catch (NotClusterLeaderException) when (!deadline.IsCancellationRequested)
             {
-                // Leadership moved: the retry with the same id either applies the write or answers with its original index.
+                // Refused before its entry was appended: this attempt applied nothing.
+            }
+            catch (WriteOutcomeUnknownException) when (!deadline.IsCancellationRequested)
+            {
+                // Perhaps applied: the retry with the same id either applies the write or finds it applied (WasRetry).
+                unknown = true;
             }
         }
     }
 }
+
+/// <summary>
+/// A write acknowledged through <see cref="LeaderWrites"/>. When <paramref name="AfterUnknownOutcome"/> is set, an
+/// earlier attempt may have applied the command, so the acknowledgement's <see cref="ClusterWriteResult.WasRetry"/>
+/// may be true for a command sent once; otherwise it says what the caller's first sending did.
+/// </summary>
+internal readonly record struct LeaderWrite(ClusterWriteResult Written, int Leader, bool AfterUnknownOutcome);

@@ -27,9 +27,8 @@ public sealed class LinearizableWorkloadTests
 
         // The nemesis: once the clients are a third of the way, cut the leader off until the others elect, then heal.
         await Eventually.HoldsAsync(() => Volatile.Read(ref done) >= Clients * OperationsPerClient / 3, () => $"{done} operations done");
-        var leader = await cluster.LeaderOfAsync(everyone);
+        var leader = await LeaderLoss.CutOffAsync(cluster, everyone);
         var others = everyone.Where(i => i != leader).ToArray();
-        cluster.Network.Partition([[leader], others]);
         await cluster.LeaderOfAsync(others);
         cluster.Network.Heal();
         await Task.WhenAll(workers);

@@ -166,7 +166,7 @@ public sealed class MembershipTests
     /// </summary>
     private static async Task WriteThenConvergeAsync(ClusterNodes cluster, int[] group, string value)
     {
-        var (write, _) = await LeaderWrites.WriteAsync(cluster, group, new ClusterCommand(new OperationId(Guid.NewGuid(), 1), Tree,
+        var (write, _, _) = await LeaderWrites.WriteAsync(cluster, group, new ClusterCommand(new OperationId(Guid.NewGuid(), 1), Tree,
             [ClusterOperation.Put("after"u8.ToArray(), System.Text.Encoding.UTF8.GetBytes(value))]), Eventually.Deadline());
         await cluster.ConvergedAsync(group, write.LogIndex);
     }

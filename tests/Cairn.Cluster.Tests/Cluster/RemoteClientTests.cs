@@ -25,8 +25,7 @@ public sealed class RemoteClientTests
             Assert.Equal(ThreeNodeClusterTests.Value(9), await client.ReadAsync(Tree, ThreeNodeClusterTests.Key(9), deadline));
             Assert.Null(await client.ReadAsync(Tree, ThreeNodeClusterTests.Key(99), deadline));
 
-            var leader = await cluster.LeaderOfAsync([0, 1, 2]);
-            await cluster.StopAsync(leader);
+            var leader = await LeaderLoss.StopAsync(cluster, [0, 1, 2]);
             for (var i = 10; i < 20; i++)
                 await client.WriteAsync(Tree, [ClusterOperation.Put(ThreeNodeClusterTests.Key(i), ThreeNodeClusterTests.Value(i))], deadline);
             for (var i = 0; i < 20; i++)

@@ -31,7 +31,7 @@ public sealed class RoundRecorderTests
         {
             // A write retried across a leader change is answered from the dedup table, not by a round of its own.
             var command = new ClusterCommand(new OperationId(session, ++sequence), "rounds", [ClusterOperation.Put(BitConverter.GetBytes(sequence), [1, 2, 3])]);
-            (written, leader) = await LeaderWrites.WriteAsync(cluster, Everyone, command, deadline);
+            (written, leader, _) = await LeaderWrites.WriteAsync(cluster, Everyone, command, deadline);
         }
         while (written.WasRetry);
 

@@ -13,7 +13,7 @@ namespace Cairn.Journal.Sharing;
 /// adapts to the rate of commits the group carries (<see cref="WritesInFlightPolicy"/>). No thread of its own: a write costs no thread switch,
 /// and requests that arrive during a write go together in the next one.
 /// </summary>
-internal sealed class JournalGroup
+internal sealed partial class JournalGroup
 {
     private readonly WriteAheadJournal _rootJournal;
     private readonly Guid _rootId;
@@ -104,25 +104,6 @@ internal sealed class JournalGroup
         }
     }
 
-    /// <summary>
-    /// The most a write waits for released members whatever the write time says (2 ms): above a capped device's write
-    /// time, so only a stall (or a test holding a write) reaches it.
-    /// </summary>
-    private static readonly long MaxGatherTicks = Stopwatch.Frequency / 500;
-
-    /// <summary>
-    /// Members released by writes whose next batch was then taken, how many of them were back by then, and how many
-    /// writes waited for them (the cohort effect, measured; zeros when the group does not gather).
-    /// </summary>
-    public (long Released, long Returned, long Waits) Cohorts
-    {
-        get
-        {
-            lock (_gate)
-                return _gather is null ? (0, 0, 0) : (_gather.Cohorts.Released, _gather.Cohorts.Returned, _gather.Waits);
-        }
-    }
-
     /// <summary>Branches joined and not yet left.</summary>
     public int BranchCount
     {
@@ -148,40 +129,6 @@ internal sealed class JournalGroup
 
     /// <summary>Points where a test holds the group's writer (created on first use; tests only).</summary>
     internal JournalGroupTestHooks ForTestingPurposesOnly() => _testingHooks ??= new();
-
-    /// <summary>A branch in <paramref name="directory"/> joins (its id is claimed once its header is read); null if the group is closed (its root is closing).</summary>
-    public GroupMembership? TryJoin(string directory)
-    {
-        lock (_gate)
-        {
-            if (_closed)
-                return null;
-            _members++;
-            return new GroupMembership(this, directory);
-        }
-    }
-
-    /// <summary>A joining branch's id: refused if a member of the group (the root, or another branch) has it.</summary>
-    public void ClaimIdentity(Guid environmentId, string directory)
-    {
-        lock (_gate)
-        {
-            if (_identities.TryGetValue(environmentId, out var member))
-                throw new DuplicateEnvironmentIdException(directory, member, environmentId, _rootEnvironmentDirectory);
-            _identities.Add(environmentId, directory);
-        }
-    }
-
-    /// <summary>Through <see cref="GroupMembership.Leave"/>: the branch is gone, and so is its claim on its id.</summary>
-    public void Leave(Guid? environmentId)
-    {
-        lock (_gate)
-        {
-            _members--;
-            if (environmentId is { } id)
-                _identities.Remove(id);
-        }
-    }
 
     /// <summary>
     /// Writes the request's entry in one of the group's next writes and returns once it is durable or failed
@@ -295,38 +242,6 @@ internal sealed class JournalGroup
             if (!ownInBatch)
                 own.WaitForCompletion(); // another writer took it
             return;
-        }
-    }
-
-    /// <summary>
-    /// Before a writer takes its batch: at one write in flight, waits (at most the gather's bound) until the members
-    /// the last write released have submitted again, so that they go in this write rather than the one after it. Sleeps
-    /// on the signal for whole milliseconds and yields the processor for the rest (the members it waits for need it).
-    /// Returns whether it waited.
-    /// </summary>
-    private bool Gather()
-    {
-        if (_gather is null || _testingHooks?.GatherOff == true)
-            return false;
-        bool waited = false;
-        while (true)
-        {
-            long wait;
-            lock (_gate)
-                wait = _closed || _failure is not null ? 0 : _gather.WaitFor(Stopwatch.GetTimestamp(), _pending.Count >= MaxEntriesPerWrite);
-            if (wait <= 0)
-                return waited;
-            waited = true;
-            long milliseconds = wait * 1000 / Stopwatch.Frequency;
-            if (milliseconds > 0)
-            {
-                if (_gathered.Wait((int)milliseconds))
-                    return true;
-            }
-            else if (_gathered.IsSet)
-                return true;
-            else
-                Thread.Yield();
         }
     }
 

@@ -312,8 +312,9 @@ internal sealed partial class FlushScheduler : IDisposable
         }
         if (_flushedUpTo > _syncedUpTo && _syncHolds.Count == 0)
             sleep = Min(sleep, _settings.SyncInterval - _time.GetElapsedTime(_lastSyncTimestamp, now));
-        // Spare scratch arenas: look again after a sync interval, to give them back if the environment stayed idle.
-        if (sleep == Timeout.InfiniteTimeSpan && _scratch.HasEmptyArenas)
+        // Spare scratch arenas (or a preparation still mapping some): look again after a sync interval, to give them
+        // back if the environment stayed idle.
+        if (sleep == Timeout.InfiniteTimeSpan && _scratch.HoldsSpareMemory)
             sleep = _settings.SyncInterval;
         if (sleep == Timeout.InfiniteTimeSpan)
             return sleep;

@@ -159,13 +159,17 @@ internal sealed unsafe partial class ScratchAllocator : IDisposable
             PalMemory.Free((byte*)unmap.Start, unmap.Bytes);
     }
 
-    /// <summary>Whether an arena with no page in use is mapped: what <see cref="ReleaseSpare"/> would give back.</summary>
-    public bool HasEmptyArenas
+    /// <summary>
+    /// Whether spare memory is mapped (an arena with no page in use: what <see cref="ReleaseSpare"/> would give
+    /// back) or may soon be (a preparation is queued or running). The flusher looks again while this holds, so arenas
+    /// a preparation maps after the flusher's last idle release are not left mapped until the next burst.
+    /// </summary>
+    public bool HoldsSpareMemory
     {
         get
         {
             lock (_gate)
-                return _empty.Count != 0 || _prepared.Count != 0 || _carving is { Used: 0 };
+                return _empty.Count != 0 || _prepared.Count != 0 || _carving is { Used: 0 } || _preparing;
         }
     }
 

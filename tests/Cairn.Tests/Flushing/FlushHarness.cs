@@ -27,8 +27,11 @@ internal sealed unsafe class FlushHarness : IDisposable
     /// <param name="flushThresholdBytes">Scratch memory that makes a flush due at once (default: never).</param>
     /// <param name="scratchLimit">The scratch budget's limit, past which writers wait (default: never).</param>
     /// <param name="maxRecoveryJournalBytes">The recovery objective (default: none).</param>
-    public FlushHarness(long flushThresholdBytes = long.MaxValue, long scratchLimit = long.MaxValue, long maxRecoveryJournalBytes = long.MaxValue)
+    /// <param name="prepareAhead">The scratch allocator's preparation scheduler (default: none prepared).</param>
+    public FlushHarness(long flushThresholdBytes = long.MaxValue, long scratchLimit = long.MaxValue, long maxRecoveryJournalBytes = long.MaxValue,
+        Action<Action>? prepareAhead = null)
     {
+        Scratch = new ScratchAllocator(prepareAhead: prepareAhead);
         var initial = new EnvironmentState(0, epoch: 1, PageTable.Empty, new RootRecord(64, 2, default), view: null!, JournalPosition.None);
         States = new StatePublisher(initial, Scratch);
         var logger = Logs.CreateLogger("flush");
@@ -38,7 +41,7 @@ internal sealed unsafe class FlushHarness : IDisposable
         Scheduler = new FlushScheduler(States, Target, Budget, Scratch, Failure, Settings, IoStats, logger, syncedUpTo: 0, Clock);
     }
 
-    public ScratchAllocator Scratch { get; } = new();
+    public ScratchAllocator Scratch { get; }
 
     public StatePublisher States { get; }
 

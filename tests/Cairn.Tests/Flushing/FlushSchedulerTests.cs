@@ -334,11 +334,34 @@ public sealed unsafe class FlushSchedulerTests
         // t = 20: synced; the flushed pages' scratch memory is spare, so the flusher looks again after a sync interval.
         Assert.Equal(Seconds(10), Cycle(h, Seconds(9.5)));
         Assert.Equal(2, h.Scheduler.SyncedUpTo);
-        Assert.True(h.Scratch.HasEmptyArenas);
+        Assert.True(h.Scratch.HoldsSpareMemory);
         // t = 30: still idle, nothing allocated since: the spare memory went back to the OS and nothing is left to do.
         Assert.Equal(Timeout.InfiniteTimeSpan, Cycle(h, Seconds(10)));
-        Assert.False(h.Scratch.HasEmptyArenas);
+        Assert.False(h.Scratch.HoldsSpareMemory);
         Assert.Equal(0, h.Scratch.BytesInUse);
+    }
+
+    [Fact]
+    public void Arenas_a_preparation_maps_after_the_idle_release_go_back_one_idle_cycle_later()
+    {
+        var preparations = new Queue<Action>();
+        using var h = new FlushHarness(prepareAhead: preparations.Enqueue);
+        h.Commit(10); // the commit's pages map the first arena, which queues a preparation (not run yet)
+        Assert.Single(preparations);
+        Cycle(h, Seconds(1)); // t = 1: flushed
+        Cycle(h, Seconds(9)); // t = 10: synced; idle, the allocator takes note
+        // t = 20: idle for a whole cycle: what is mapped goes back, but a preparation is still pending, so the flusher
+        // looks again rather than sleeping until the next commit.
+        Assert.Equal(Seconds(10), Cycle(h, Seconds(10)));
+        Assert.Equal(0, h.Scratch.MappedBytes);
+        Assert.True(h.Scratch.HoldsSpareMemory);
+
+        preparations.Dequeue()(); // the preparation maps its arenas after that release
+        Assert.Equal(ScratchAllocator.PreparedArenaTarget * ScratchAllocator.ArenaBytes, h.Scratch.MappedBytes);
+        // t = 30: still idle: the prepared arenas go back too, and nothing is left to look at.
+        Assert.Equal(Timeout.InfiniteTimeSpan, Cycle(h, Seconds(10)));
+        Assert.Equal(0, h.Scratch.MappedBytes);
+        Assert.False(h.Scratch.HoldsSpareMemory);
     }
 
     private static TimeSpan Cycle(FlushHarness h, TimeSpan after)

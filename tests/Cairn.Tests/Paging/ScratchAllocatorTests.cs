@@ -154,12 +154,12 @@ public class ScratchAllocatorTests
         using var kept = new ScratchAllocator(retainedSpareBytes: Arena);
         FillTwoArenasAndEmptyTheFirst(kept);
         Assert.Equal(2 * Arena, kept.MappedBytes); // within the retained spare
-        Assert.True(kept.HasEmptyArenas);
+        Assert.True(kept.HoldsSpareMemory);
 
         using var unmapped = new ScratchAllocator(retainedSpareBytes: 0);
         FillTwoArenasAndEmptyTheFirst(unmapped);
         Assert.Equal(Arena, unmapped.MappedBytes);
-        Assert.False(unmapped.HasEmptyArenas);
+        Assert.False(unmapped.HoldsSpareMemory);
     }
 
     private static unsafe void FillTwoArenasAndEmptyTheFirst(ScratchAllocator scratch)
@@ -183,7 +183,7 @@ public class ScratchAllocatorTests
         Assert.Equal(0, scratch.ReleaseSpareIfIdle()); // something was allocated since: a busy writer's pause
         Assert.Equal(Arena, scratch.ReleaseSpareIfIdle());
         Assert.Equal(Arena, scratch.MappedBytes); // the arena with a live page stays
-        Assert.False(scratch.HasEmptyArenas);
+        Assert.False(scratch.HoldsSpareMemory);
         Assert.Equal(PageSize, scratch.BytesInUse);
     }
 

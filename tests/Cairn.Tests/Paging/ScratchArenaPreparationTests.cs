@@ -126,7 +126,7 @@ public class ScratchArenaPreparationTests
         byte* page = scratch.Allocate(1);
         queue.RunAll();
         scratch.Free(page, 1);
-        Assert.True(scratch.HasEmptyArenas);
+        Assert.True(scratch.HoldsSpareMemory);
         Assert.Equal((1 + Target) * Arena, scratch.ReleaseSpare());
         Assert.Equal(0, scratch.MappedBytes);
         Assert.Equal(0, scratch.PreparedBytes);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 29's table ("core speed, round two"), every row from the project's own bench, in one command. Not CI: the full
 # run took 6 minutes on a quiet machine (2026-11-29; the 10 M-key fill is 3 of them) and means something only
-# there (check `uptime`; the load is logged beside each row). Each row is one bench mode whose peers run in the same process, alternating round by round, so
-# every figure is a ratio against a peer measured in the same minutes (docs/benchmarks.md explains each mode).
+# there (check `uptime`; the load is logged beside each row). Each row is one bench mode whose peers run in the same
+# process, alternating round by round, so every figure is a ratio against a peer measured in the same minutes
+# (docs/benchmarks.md explains each mode).
 #
 #   bash scripts/core-speed-table.sh            # full sizes
 #   bash scripts/core-speed-table.sh --quick    # small sizes: checks that every row runs (minutes), figures mean little

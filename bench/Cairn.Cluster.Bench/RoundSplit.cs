@@ -6,7 +6,7 @@ namespace Cairn.Cluster.Bench;
 /// Where a replication round's time goes: the leader's and its followers' stage timestamps (<see cref="RoundRecorder"/>)
 /// lined up by log index, one chain per leader entry: queued (its earliest command) -> sent -> leader appended ->
 /// first follower received -> first follower flushed (with the leader, the majority) -> leader commit started ->
-/// leader committed (DotNext's flush) -> leader applied -> replicate returned -> the entry's last caller resumed.
+/// leader committed (DotNext's flush) -> leader apply started (DotNext's applier reached Cairn) -> leader applied -> replicate returned -> the entry's last caller resumed.
 /// Also what each entry cost each node in flusher waits (a follower's append flush, a commit's flush).
 /// </summary>
 internal sealed class RoundSplit
@@ -21,6 +21,7 @@ internal sealed class RoundSplit
         (RoundStage.FollowerFlushed, true, "follower flushed"),
         (RoundStage.CommitStarted, false, "leader commit started"),
         (RoundStage.Committed, false, "leader committed (flushed)"),
+        (RoundStage.ApplyStarted, false, "leader apply started"),
         (RoundStage.Applied, false, "leader applied"),
         (RoundStage.ReplicateReturned, false, "replicate returned"),
         (RoundStage.CallerCompleted, false, "caller resumed"),

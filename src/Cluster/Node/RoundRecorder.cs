@@ -30,6 +30,12 @@ internal enum RoundStage
     /// <summary>Any node: that commit returned (DotNext flushed the log and its checkpoint through it).</summary>
     Committed,
 
+    /// <summary>
+    /// Any node: DotNext's applier handed the entry to the state machine (so the time from <see cref="Committed"/> is its
+    /// wake-up and read of the entry, and the time to <see cref="Applied"/> is Cairn's transaction).
+    /// </summary>
+    ApplyStarted,
+
     /// <summary>Any node: the state machine applied the entry.</summary>
     Applied,
 

@@ -10,14 +10,28 @@ namespace Cairn.Cluster.Node;
 /// <c>maxCommands</c> and <c>maxBytes</c> (a command larger than that goes alone). So the log flush on the leader and
 /// on the followers, the round trip and the apply transaction are paid once per round, not once per command. The
 /// first command into an idle batcher is sent at once, so a lone writer waits for nothing extra.
+/// When an entry completes, the next one waits (at most <c>rejoinWait</c>) until as many commands queue as the
+/// completed entry carried: busy writers whose command just completed come back with their next one and ride the
+/// same entry as those that queued during the round, instead of the two groups alternating entries, each waiting a
+/// whole round in the queue (docs/decisions.md, "stop 42, A"). A lone writer's next command meets that count by
+/// itself and goes at once.
 /// Each writer learns its own command's outcome; an exception from <c>replicate</c> reaches every writer of that
 /// entry (the node maps it to "not appended" or "outcome unknown", <see cref="ClusterNode.WriteAsync"/>).
 /// </summary>
-internal sealed class WriteBatcher(int maxCommands, int maxBytes, Func<ReadOnlyMemory<byte>, ApplyWaiter, Task> replicate)
+internal sealed class WriteBatcher(int maxCommands, int maxBytes, Func<ReadOnlyMemory<byte>, ApplyWaiter, Task> replicate, TimeSpan? rejoinWait = null)
 {
-    private readonly Lock gate = new(); // protects queue and sending
+    /// <summary>
+    /// The longest the next entry waits for the writers of the one just completed: the timer's grain (1 ms), so at
+    /// most that much is added to a command queued behind writers that do not come back.
+    /// </summary>
+    internal static readonly TimeSpan DefaultRejoinWait = TimeSpan.FromMilliseconds(1);
+
+    private readonly TimeSpan rejoinWait = rejoinWait ?? DefaultRejoinWait;
+    private readonly Lock gate = new(); // protects queue, sending, rejoinTarget and rejoined
     private readonly Queue<QueuedWrite> queue = new();
     private bool sending; // a SendAsync loop runs; it takes whatever queues until the queue is empty
+    private int rejoinTarget; // queued commands at which the writers of the entry just completed count as back
+    private TaskCompletionSource? rejoined; // set while the sender waits for them; completed when the queue reaches rejoinTarget
     private long entries; // entries replicated (or attempted); written by the one SendAsync loop, read by any thread
     private long commands; // the commands those entries carried; the same
 
@@ -42,6 +56,11 @@ internal sealed class WriteBatcher(int maxCommands, int maxBytes, Func<ReadOnlyM
             queue.Enqueue(write);
             start = !sending;
             sending = true;
+            if (rejoined is not null && queue.Count >= rejoinTarget)
+            {
+                rejoined.TrySetResult();
+                rejoined = null;
+            }
         }
 
         if (start)
@@ -67,7 +86,26 @@ internal sealed class WriteBatcher(int maxCommands, int maxBytes, Func<ReadOnlyM
             }
 
             await SendEntryAsync(batch).ConfigureAwait(false);
+            await AwaitRejoinAsync(batch.Length).ConfigureAwait(false);
         }
+    }
+
+    /// <summary>Waits until <paramref name="completed"/> more commands queue (the completed entry's writers are back) or <c>rejoinWait</c> passes.</summary>
+    private async Task AwaitRejoinAsync(int completed)
+    {
+        Task joined;
+        lock (gate)
+        {
+            if (queue.Count >= maxCommands)
+                return;
+            rejoinTarget = int.Min(maxCommands, queue.Count + completed);
+            rejoined = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            joined = rejoined.Task;
+        }
+
+        await Task.WhenAny(joined, Task.Delay(rejoinWait)).ConfigureAwait(false);
+        lock (gate)
+            rejoined = null;
     }
 
     private QueuedWrite[] TakeBatch()

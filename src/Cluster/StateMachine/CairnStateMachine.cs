@@ -93,6 +93,7 @@ internal sealed class CairnStateMachine : IStateMachine
     public async ValueTask<long> ApplyAsync(LogEntry entry, CancellationToken token)
     {
         Interlocked.Increment(ref entriesFromLog);
+        Rounds?.Record(Node.RoundStage.ApplyStarted, entry.Index);
         if (entry.IsSnapshot)
             return await InstallAsync(entry, entry.Index, entry.Term, token).ConfigureAwait(false);
 

@@ -40,7 +40,7 @@ public sealed class RoundRecorderTests
         long At(RoundEvent[] events, RoundStage stage) => events.Where(e => e.Stage == stage && e.First <= index && index <= e.Last)
             .Select(e => e.Timestamp).DefaultIfEmpty(long.MaxValue).Min();
         RoundStage[] leaderChain = [RoundStage.Queued, RoundStage.Sent, RoundStage.LeaderAppended, RoundStage.CommitStarted,
-            RoundStage.Committed, RoundStage.Applied, RoundStage.ReplicateReturned, RoundStage.CallerCompleted];
+            RoundStage.Committed, RoundStage.ApplyStarted, RoundStage.Applied, RoundStage.ReplicateReturned, RoundStage.CallerCompleted];
         foreach (var stage in leaderChain)
             Assert.True(At(onLeader, stage) != long.MaxValue, $"the leader recorded no {stage} for index {index}");
         for (var s = 1; s < leaderChain.Length; s++)

@@ -31,6 +31,59 @@ public sealed class WriteBatcherTests
     }
 
     [Fact]
+    public async Task Writers_whose_entry_completed_ride_the_next_entry_with_the_commands_queued_during_its_round()
+    {
+        // A wait longer than any of the test's own: the next entry goes when the first entry's writer is back, not by time.
+        var raft = new HeldRaft();
+        var batcher = new WriteBatcher(maxCommands: 100, maxBytes: 1 << 20, raft.ReplicateAsync, rejoinWait: TimeSpan.FromMinutes(10));
+        var first = batcher.SubmitAsync(Command(1));
+        await raft.SentAsync(1);
+        var queued = Enumerable.Range(2, 4).Select(i => batcher.SubmitAsync(Command(i))).ToArray();
+        raft.Release();
+        await first.WaitAsync(Eventually.HangDeadline);
+        Assert.Equal([1], raft.EntrySizes); // four queued, one writer back to come: the entry waits for it
+        var again = batcher.SubmitAsync(Command(6));
+        await raft.SentAsync(2);
+        Assert.Equal([1, 5], raft.EntrySizes);
+        raft.Release();
+        foreach (var write in queued.Append(again))
+            Assert.Equal(new ApplyOutcome(ApplyStatus.Applied, 2), await write.WaitAsync(Eventually.HangDeadline));
+
+    }
+
+    [Fact]
+    public async Task A_lone_writers_next_command_goes_without_the_rejoin_wait()
+    {
+        var raft = new HeldRaft();
+        var batcher = new WriteBatcher(maxCommands: 100, maxBytes: 1 << 20, raft.ReplicateAsync, rejoinWait: TimeSpan.FromMinutes(10));
+        for (var i = 1; i <= 3; i++)
+        {
+            var write = batcher.SubmitAsync(Command(i));
+            await raft.SentAsync(i); // within the test's deadline, far below the 10 minutes a wait would take
+            raft.Release();
+            Assert.Equal(new ApplyOutcome(ApplyStatus.Applied, i), await write.WaitAsync(Eventually.HangDeadline));
+        }
+
+        Assert.Equal([1, 1, 1], raft.EntrySizes);
+    }
+
+    [Fact]
+    public async Task Commands_queued_behind_writers_that_do_not_come_back_go_once_the_wait_passes()
+    {
+        var raft = new HeldRaft();
+        var batcher = new WriteBatcher(maxCommands: 100, maxBytes: 1 << 20, raft.ReplicateAsync, rejoinWait: TimeSpan.FromMilliseconds(20));
+        var first = batcher.SubmitAsync(Command(1));
+        await raft.SentAsync(1);
+        var queued = Enumerable.Range(2, 3).Select(i => batcher.SubmitAsync(Command(i))).ToArray();
+        raft.Release();
+        await first.WaitAsync(Eventually.HangDeadline);
+        await raft.SentAsync(2); // nobody else comes: the queued three go after the wait
+        Assert.Equal([1, 3], raft.EntrySizes);
+        raft.Release();
+        await Task.WhenAll(queued).WaitAsync(Eventually.HangDeadline);
+    }
+
+    [Fact]
     public async Task An_entry_holds_at_most_the_count_and_the_bytes_allowed_but_a_larger_command_goes_alone()
     {
         var raft = new HeldRaft();

@@ -22,7 +22,8 @@ if (args.Length == 5 && args[0] == "--recovery-open")
 if (args.Length == 2 && args[0] == "--journal-census")
     return Cairn.Bench.Recovery.JournalCensus.Run(args[1], Console.Out);
 
-// --replay-cpu DIR [--rounds N]: the replay's decode and apply CPU alone, DIR's journals applied in memory N times.
+// --replay-cpu DIR [--rounds N] [--threads N]: the replay's decode and apply CPU alone, DIR's journals applied in memory N times
+// (--threads: split by page run over N threads, wall per round).
 if (args.Length >= 2 && args[0] == "--replay-cpu")
     return Cairn.Bench.Recovery.ReplayCpu.Run(args[1..], Console.Out);
 

@@ -11,6 +11,8 @@ public sealed class EngineLogCapture : ILoggerFactory
 {
     /// <summary>The engine's "recovery completed" event (docs/design.md, Logging).</summary>
     public const int RecoveryCompleted = 1102;
+    /// <summary>The engine's "recovery stages" event: the replay's time by stage (Debug).</summary>
+    public const int RecoveryStages = 1106;
 
     private readonly List<Entry> _entries = [];
     private readonly Lock _gate = new();

@@ -196,6 +196,11 @@ internal sealed class RecoveryRun
         var replay = EngineLog.LastOrDefault(e => e.EventId.Id == EngineLogCapture.RecoveryCompleted);
         if (replay?.Number("ElapsedMs") is { } ms && replay.Number("Bytes") is { } bytes && ms > 0)
             output.WriteLine($"  replay alone (engine's own timing): {ms:N1} ms, {bytes / 1e6 / (ms / 1000):N0} MB/s of journal read; the rest of the open: {OpenTime.TotalMilliseconds - ms:N1} ms");
+        var stages = EngineLog.LastOrDefault(e => e.EventId.Id == EngineLogCapture.RecoveryStages);
+        if (stages?.Number("ReadMs") is { } readMs && stages.Number("ApplyMs") is { } applyMs && stages.Number("TailScanMs") is { } tailMs
+            && stages.Number("ValidateMs") is { } validateMs)
+            output.WriteLine($"  replay stages (engine's own timing): read and validate {readMs:N1} ms, check and apply {applyMs:N1} ms, " +
+                $"scan past the log's end {tailMs:N1} ms, validate rebuilt pages {validateMs:N1} ms");
     }
 
     private void ReadBack(StorageEnvironment env, long keys)

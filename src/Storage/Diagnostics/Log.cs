@@ -49,6 +49,10 @@ internal static partial class Log
         Message = "Journal {Journal} ends with an incomplete entry at offset {Offset} ({Reason}); nothing after it belongs to a later transaction of this environment, so the log ends there and transactions up to {LastTransaction} were recovered, but the file has {Links} names (a journal shared with other environments): the torn tail was left in place, unchanged")]
     public static partial void TornSharedJournalTail(ILogger logger, string journal, long offset, string reason, long links, long lastTransaction);
 
+    [LoggerMessage(EventId = 1106, Level = LogLevel.Debug,
+        Message = "Recovery stages: reading and validating entries {ReadMs:F1} ms, checking and applying them {ApplyMs:F1} ms, scanning past each journal's log end {TailScanMs:F1} ms, validating the rebuilt pages {ValidateMs:F1} ms")]
+    public static partial void RecoveryStages(ILogger logger, double readMs, double applyMs, double tailScanMs, double validateMs);
+
     [LoggerMessage(EventId = 1200, Level = LogLevel.Warning,
         Message = "Journal write of {Bytes} bytes to {Journal} took {ElapsedMs:F1} ms (transactions {FirstTransaction}..{LastTransaction})")]
     public static partial void SlowJournalWrite(ILogger logger, long bytes, string journal, double elapsedMs, long firstTransaction, long lastTransaction);

@@ -50,6 +50,7 @@ internal sealed unsafe class JournalRecovery : IDisposable
     // A read-only open: no file is deleted, cut or written.
     private readonly bool _readOnly;
     private TornJournalTail? _tornTail;
+    private ReplayStageClock _stages;
 
     private JournalRecovery(string directory, FileHeader header, DataFile dataFile, ScratchAllocator scratch, long budgetBytes, ILogger logger,
         bool keepSynced, bool readOnly)
@@ -123,11 +124,16 @@ internal sealed unsafe class JournalRecovery : IDisposable
 
         long lastTransaction = _expected - 1;
         int runs = _pages.RunCount;
+        long completing = ReplayStageClock.Now;
         var pages = _pages.Complete(lastTransaction);
+        _stages.CompleteTicks = ReplayStageClock.Now - completing;
         var elapsed = Stopwatch.GetElapsedTime(started);
         if (_replayed > 0)
+        {
             Log.RecoveryCompleted(_logger, _replayed, lastTransaction - _replayed + 1, lastTransaction, _window.BytesRead, runs, _pages.Spills,
                 elapsed.TotalMilliseconds, _window.BytesRead / 1e6 / Math.Max(elapsed.TotalSeconds, 1e-9));
+            _stages.Report(_logger);
+        }
         return new RecoveryResult
         {
             LastTransactionId = lastTransaction,
@@ -214,7 +220,9 @@ internal sealed unsafe class JournalRecovery : IDisposable
             start = offset = sequence == _header.JournalSequence ? Math.Min(_header.JournalOffset, _window.FileSize) : 0;
             while (true)
             {
+                long reading = ReplayStageClock.Now;
                 var validation = _window.Validate(offset, out byte* entry);
+                _stages.ReadTicks += ReplayStageClock.Now - reading;
                 if (validation.Problem == JournalEntryProblem.UnsupportedVersion)
                     throw UnsupportedVersion(path, validation);
                 if (!validation.IsValid)
@@ -246,6 +254,7 @@ internal sealed unsafe class JournalRecovery : IDisposable
                 if (transaction > _expected)
                     throw new JournalCorruptionException(path, offset, transaction,
                         $"transaction {_expected} is missing: the log jumps from {_expected - 1} to {transaction} (a journal file is missing or was cut short)");
+                long applying = ReplayStageClock.Now;
                 var pages = _pages;
                 if (_replayed == 0)
                     pages.PrefetchDataFile();
@@ -257,6 +266,7 @@ internal sealed unsafe class JournalRecovery : IDisposable
                 {
                     throw e.InFile(path);
                 }
+                _stages.ApplyTicks += ReplayStageClock.Now - applying;
                 _lastEntry = header;
                 _expected++;
                 _replayed++;
@@ -272,7 +282,9 @@ internal sealed unsafe class JournalRecovery : IDisposable
         else if (_keepSynced)
             lastHere = Math.Max(lastHere, _header.LastTransactionId); // entries before the header's position, kept for shipping
         // Whatever ended the log here, it must not hide later entries of this generation in the same file.
+        long scanning = ReplayStageClock.Now;
         ThrowIfValidEntryFollows(journals, index, offset, end, sameFileOnly: true);
+        _stages.TailScanTicks += ReplayStageClock.Now - scanning;
         // The writer moves to the next journal when an entry does not fit, leaving the rest of this one as it
         // was: zeros, or a recycled file's stale bytes. So the log goes on if the next journal begins with
         // exactly the next transaction; anything else after a non-empty end makes that end a torn tail.

@@ -1,3 +1,4 @@
+using System.Text.RegularExpressions;
 using Cairn.Journal.Files;
 using Cairn.Tests.Support;
 
@@ -175,6 +176,38 @@ public class RecoveryTests
                 Assert.Equal(Bytes.Value(i, 1000), tree.Get(Bytes.Key(i)));
         }
         reopened.Verify();
+    }
+
+    [Fact]
+    public void Recovery_reports_its_time_by_stage_within_its_whole_time()
+    {
+        using var dir = new TestDirectory("recovery-stages");
+        var env = StorageEnvironment.Open(Options(dir.Path));
+        CommitValues(env, 0, 200);
+        long last = env.LastCommittedTransactionId;
+        env.ForTestingPurposesOnly().SimulateProcessCrash();
+
+        var log = new CapturingLoggerFactory();
+        using var reopened = StorageEnvironment.Open(new StorageOptions(dir.Path) { LoggerFactory = log });
+        Assert.Equal(last, reopened.LastCommittedTransactionId);
+        var whole = Milliseconds(Assert.Single(log.WithEventId(1102)).Message, @"in ([\d.,]+) ms");
+        var stages = Assert.Single(log.WithEventId(1106)).Message;
+        double sum = 0;
+        foreach (var stage in new[] { "reading and validating entries", "checking and applying them", "scanning past each journal's log end", "validating the rebuilt pages" })
+        {
+            double ms = Milliseconds(stages, Regex.Escape(stage) + @" ([\d.,]+) ms");
+            Assert.True(ms >= 0, stages);
+            sum += ms;
+        }
+        // The stages are parts of the replay, timed inside it: together never more than the whole (each rounded to 0.1 ms).
+        Assert.True(sum > 0 && sum <= whole + 0.2, $"{stages} (whole: {whole} ms)");
+
+        static double Milliseconds(string message, string pattern)
+        {
+            var match = Regex.Match(message, pattern);
+            Assert.True(match.Success, $"'{pattern}' not in: {message}");
+            return double.Parse(match.Groups[1].Value.Replace(",", ""), System.Globalization.CultureInfo.InvariantCulture);
+        }
     }
 
     [Fact]

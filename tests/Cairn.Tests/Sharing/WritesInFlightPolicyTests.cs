@@ -23,8 +23,9 @@ public sealed class WritesInFlightPolicyTests
             for (int i = 0; i < writes; i++)
             {
                 var (ticks, commits) = atLimit(policy.Limit);
+                long sent = Clock;
                 Clock += ticks;
-                policy.Observe(Clock, commits);
+                policy.Observe(sent, Clock, commits);
             }
         }
     }

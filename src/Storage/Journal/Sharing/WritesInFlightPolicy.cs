@@ -16,8 +16,10 @@ namespace Cairn.Journal.Sharing;
 /// A downward trial (one fewer and the limit) that the lower level wins moves the limit down and probes the next lower
 /// level at once, so a device that became capped is followed down in a few trials. After a trial that kept the limit,
 /// <see cref="HoldWindows"/> windows pass before the next one, up and down in turn (a device is not asked at every
-/// window, nor never again: load and devices change). It starts at one with an upward trial, so a capped disk never
-/// sees a burst of half-empty writes before the policy has learnt anything.
+/// window, nor never again: load and devices change). It starts at one, so a capped disk never sees a burst of
+/// half-empty writes before the policy has learnt anything, and lets its first window pass unjudged before an upward
+/// trial: a process's first writes run with cold code and new journal files, and a trial whose lower level measured
+/// them would be won by the upper level whatever the device.
 /// </para>
 /// <para>
 /// Why a window spans time as well as writes: a cap applied as blk-throttle applies it comes in slices (100 ms): a burst
@@ -114,7 +116,10 @@ internal sealed class WritesInFlightPolicy
         _adapts = adapts && Maximum > 1;
         Limit = adapts ? 1 : Maximum;
         if (_adapts)
-            BeginTrial(upward: true);
+        {
+            _holdWindows = 1;
+            OpenWindow(settle: 0);
+        }
     }
 
     /// <summary>Always <paramref name="limit"/> writes at once, whatever the device does (tests of the writes' ordering).</summary>

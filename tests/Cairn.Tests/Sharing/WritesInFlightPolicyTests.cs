@@ -131,22 +131,6 @@ public sealed class WritesInFlightPolicyTests
     }
 
     [Fact]
-    public void Work_in_bursts_shorter_than_a_window_is_judged_across_the_idle_gaps()
-    {
-        // Windows of at least 100,000 ticks; the callers commit in bursts of 40 writes (40,000 ticks on a parallel device
-        // at one in flight) with long pauses between: the windows go on across the pauses, so two is tried and kept.
-        var policy = new WritesInFlightPolicy(maximum: 2, minWindowTicks: 100_000);
-        var device = Parallel();
-        for (int burst = 0; burst < 40; burst++)
-        {
-            device.Feed(policy, 40);
-            device.Clock += 10_000_000;
-        }
-        Assert.Equal(2, policy.Limit);
-        Assert.True(policy.Judged.Moves >= 1, $"{policy.Judged}");
-    }
-
-    [Fact]
     public void A_fixed_policy_and_a_maximum_of_one_never_move()
     {
         var one = new WritesInFlightPolicy(maximum: 1);

@@ -96,9 +96,8 @@ internal sealed class WritesInFlightPolicy
     // Windows left before the next trial (a hold).
     private int _holdWindows;
 
-    // A gap this many times the pace between a settlement and the next write's sending is left out of the window's
-    // time: the group was idle (no commits came), and a rate spanning the gap would measure the callers, not the
-    // device. The window goes on across it, so that work coming in bursts shorter than a window is still judged.
+    // A gap between two settlements this many times the pace restarts the window: the group was idle (no commits
+    // came), and a rate spanning the gap would measure the callers, not the device.
     private const double IdleGapFactor = 16;
 
     /// <summary>
@@ -148,7 +147,7 @@ internal sealed class WritesInFlightPolicy
             _settling--;
             return;
         }
-        if (!_started)
+        if (!_started || IsIdleGap(sent))
         {
             // The window opens at this settlement; it counts what settles after it.
             _started = true;
@@ -158,8 +157,6 @@ internal sealed class WritesInFlightPolicy
             _windowCommits = 0;
             return;
         }
-        if (IsIdleGap(sent))
-            _windowStart += sent - _lastSettled; // the window's clock stops for the gap
         _lastSettled = now;
         _windowWrites++;
         _windowCommits += Math.Max(0, commits);

@@ -73,6 +73,51 @@ internal sealed class GroupDeviceSimulation
         }
     }
 
+    /// <summary>
+    /// An IOPS cap as Linux's blk-throttle applies it: time cut in slices of <paramref name="slice"/>, each letting
+    /// <paramref name="budget"/> writes through at once to a device that runs them in parallel in
+    /// <paramref name="latency"/>; a write beyond the slice's budget waits for the next slice. So the cap comes in bursts:
+    /// a few tens of writes at the device's own speed, then a stall to the slice's end.
+    /// </summary>
+    public sealed class ThrottledDevice(long latency, long slice, int budget) : Device
+    {
+        private readonly Queue<Action<long>> _held = new();
+        private long _slice = -1;
+        private int _dispatched;
+        private bool _timerSet;
+
+        public override void Send(GroupDeviceSimulation simulation, long now, Action<long> settled)
+        {
+            _held.Enqueue(settled);
+            Dispatch(simulation, now);
+        }
+
+        private void Dispatch(GroupDeviceSimulation simulation, long now)
+        {
+            long current = now / slice;
+            if (current != _slice)
+            {
+                _slice = current;
+                _dispatched = 0;
+            }
+            while (_dispatched < budget && _held.TryDequeue(out var next))
+            {
+                _dispatched++;
+                long at = now + latency;
+                simulation.At(at, () => next(at));
+            }
+            if (_held.Count > 0 && !_timerSet)
+            {
+                _timerSet = true;
+                simulation.At((current + 1) * slice, () =>
+                {
+                    _timerSet = false;
+                    Dispatch(simulation, (current + 1) * slice);
+                });
+            }
+        }
+    }
+
     private readonly PriorityQueue<Action, (long Time, long Sequence)> _events = new();
     private long _sequence;
     private readonly Random _random;

@@ -15,6 +15,12 @@ namespace Cairn.Journal.Sharing;
 /// </summary>
 internal sealed partial class JournalGroup
 {
+    /// <summary>
+    /// The shortest window the in-flight rule judges (300 ms): three of blk-throttle's 100 ms slices, so that a capped
+    /// device's bursts and stalls average out (see <see cref="WritesInFlightPolicy"/>).
+    /// </summary>
+    private static readonly long MinWindowTicks = Stopwatch.Frequency * 3 / 10;
+
     private readonly WriteAheadJournal _rootJournal;
     private readonly Guid _rootId;
 
@@ -59,7 +65,7 @@ internal sealed partial class JournalGroup
     public JournalGroup(WriteAheadJournal rootJournal, Guid rootId, string rootEnvironmentDirectory, int maxEntriesPerWrite, long maxBytesPerWrite,
         int maxWritesInFlight, WritesInFlightPolicy? inFlight = null, WriteGather? gather = null)
     {
-        _inFlight = inFlight ?? new WritesInFlightPolicy(maxWritesInFlight);
+        _inFlight = inFlight ?? new WritesInFlightPolicy(maxWritesInFlight, MinWindowTicks);
         _gather = inFlight is null ? gather ?? new WriteGather(MaxGatherTicks) : gather;
         _rootJournal = rootJournal;
         _rootId = rootId;
@@ -206,7 +212,7 @@ internal sealed partial class JournalGroup
                     _onDevice--;
                     if (fatal is null && own.Write.Finished > own.Write.Started)
                     {
-                        _inFlight.Observe(own.Write.Finished, commits);
+                        _inFlight.Observe(own.Write.Started, own.Write.Finished, commits);
                         _lastSettledWrite = writeNumber;
                         if (_gather is not null)
                         {

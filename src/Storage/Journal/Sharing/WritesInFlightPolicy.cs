@@ -8,16 +8,26 @@ namespace Cairn.Journal.Sharing;
 /// </summary>
 /// <remarks>
 /// <para>
-/// The rule, fed each settled write (<see cref="Observe"/>: when it settled, and how many commits it carried): the
-/// limit is judged by trials, each two back-to-back windows of <see cref="Window"/> settled writes, one at a lower
-/// level and one at the level above it, compared by commits per second of wall time. The upper level wins when it
+/// The rule, fed each settled write (<see cref="Observe"/>: when it was sent and settled, and how many commits it
+/// carried): the limit is judged by trials, each two back-to-back windows of at least <see cref="Window"/> settled
+/// writes and at least the minimum window's time, one at a lower level and one at the level above it, compared by commits per second of wall time. The upper level wins when it
 /// carries at least <see cref="GainRatio"/> times the lower's rate. An upward trial (the limit and one more) that the
 /// upper level wins moves the limit up and probes the next level at once; one it loses leaves the limit where it was.
 /// A downward trial (one fewer and the limit) that the lower level wins moves the limit down and probes the next lower
 /// level at once, so a device that became capped is followed down in a few trials. After a trial that kept the limit,
 /// <see cref="HoldWindows"/> windows pass before the next one, up and down in turn (a device is not asked at every
-/// window, nor never again: load and devices change). It starts at one with an upward trial, so a capped disk never
-/// sees a burst of half-empty writes before the policy has learnt anything.
+/// window, nor never again: load and devices change). It starts at one, so a capped disk never sees a burst of
+/// half-empty writes before the policy has learnt anything, and lets its first window pass unjudged before an upward
+/// trial: a process's first writes run with cold code and new journal files, and a trial whose lower level measured
+/// them would be won by the upper level whatever the device.
+/// </para>
+/// <para>
+/// Why a window spans time as well as writes: a cap applied as blk-throttle applies it comes in slices (100 ms): a burst
+/// of the slice's budget at the device's own speed, then a stall to the slice's end. Within a burst the device runs
+/// writes in parallel and more in flight wins; over whole slices the budget of writes is fixed and fewer, fuller writes
+/// win. A window of a few tens of writes falls within one burst, so the rule must see several slices (production asks
+/// for 300 ms). For the same reason the group's idle time is the gap between a write's settling and the next one's
+/// sending: a stall while a write is on the device is the device's pace, not the callers'.
 /// </para>
 /// <para>
 /// Why commits per second and not the latency per write, nor writes per second: blk-throttle and cloud volumes hide
@@ -42,6 +52,7 @@ internal sealed class WritesInFlightPolicy
     public const int HoldWindows = 8;
 
     private readonly bool _adapts;
+    private readonly long _minWindowTicks;
 
     /// <summary>
     /// A trial: its two levels (<see cref="Lower"/> and the one above), its direction (upward: it starts at the lower
@@ -89,10 +100,14 @@ internal sealed class WritesInFlightPolicy
     // came), and a rate spanning the gap would measure the callers, not the device.
     private const double IdleGapFactor = 16;
 
-    /// <summary>Learns the limit between 1 and <paramref name="maximum"/>, starting at 1.</summary>
-    public WritesInFlightPolicy(int maximum)
+    /// <summary>
+    /// Learns the limit between 1 and <paramref name="maximum"/>, starting at 1; each window it judges spans at least
+    /// <paramref name="minWindowTicks"/> of the clock <see cref="Observe"/> is given (besides <see cref="Window"/> writes).
+    /// </summary>
+    public WritesInFlightPolicy(int maximum, long minWindowTicks = 0)
         : this(maximum, adapts: true)
     {
+        _minWindowTicks = Math.Max(0, minWindowTicks);
     }
 
     private WritesInFlightPolicy(int maximum, bool adapts)
@@ -101,7 +116,10 @@ internal sealed class WritesInFlightPolicy
         _adapts = adapts && Maximum > 1;
         Limit = adapts ? 1 : Maximum;
         if (_adapts)
-            BeginTrial(upward: true);
+        {
+            _holdWindows = 1;
+            OpenWindow(settle: 0);
+        }
     }
 
     /// <summary>Always <paramref name="limit"/> writes at once, whatever the device does (tests of the writes' ordering).</summary>
@@ -117,10 +135,10 @@ internal sealed class WritesInFlightPolicy
     public (int Trials, int Moves) Judged { get; private set; }
 
     /// <summary>
-    /// A write settled at <paramref name="now"/> (any monotonic clock's ticks), having carried
-    /// <paramref name="commits"/> commits; failed writes are not reported.
+    /// A write sent at <paramref name="sent"/> settled at <paramref name="now"/> (any monotonic clock's ticks), having
+    /// carried <paramref name="commits"/> commits; failed writes are not reported.
     /// </summary>
-    public void Observe(long now, int commits)
+    public void Observe(long sent, long now, int commits)
     {
         if (!_adapts)
             return;
@@ -129,7 +147,7 @@ internal sealed class WritesInFlightPolicy
             _settling--;
             return;
         }
-        if (!_started || IsIdleGap(now))
+        if (!_started || IsIdleGap(sent))
         {
             // The window opens at this settlement; it counts what settles after it.
             _started = true;
@@ -142,17 +160,19 @@ internal sealed class WritesInFlightPolicy
         _lastSettled = now;
         _windowWrites++;
         _windowCommits += Math.Max(0, commits);
-        if (_windowWrites < Window)
-            return;
         long elapsed = Math.Max(1, now - _windowStart);
+        if (_windowWrites < Window || elapsed < _minWindowTicks)
+            return;
         _lastPace = (double)elapsed / _windowWrites;
         WindowDone((double)_windowCommits / elapsed);
     }
 
-    private bool IsIdleGap(long now)
+    // The group was idle when the write was sent long after the last one settled (no commit came); a write that was
+    // long on the device (a throttle's stall) is the device's time and counts.
+    private bool IsIdleGap(long sent)
     {
         double pace = _windowWrites >= 4 ? (double)(_lastSettled - _windowStart) / _windowWrites : _lastPace;
-        return pace > 0 && now - _lastSettled > IdleGapFactor * pace;
+        return pace > 0 && sent - _lastSettled > IdleGapFactor * pace;
     }
 
     private void WindowDone(double rate)

@@ -79,16 +79,6 @@ internal sealed unsafe class CommitQueue : IDisposable
     /// </summary>
     public bool WriteUnderWay => _batchInFlight || _waiters.Leading;
 
-    /// <summary>
-    /// Committers slept on the last write of queued entries (<see cref="DurableWaiters.LastWriteHadWaiters"/>): the threads
-    /// it woke are on their way back to the write lock, so a durable commit made now is group-committed, not written
-    /// under the lock while they queue behind it.
-    /// </summary>
-    public bool OthersCommitting => _waiters.LastWriteHadWaiters;
-
-    /// <summary>The waiting room's test hooks (tests only).</summary>
-    internal DurableWaiters.TestHooks WaitersForTestingPurposesOnly() => _waiters.ForTestingPurposesOnly();
-
     /// <summary>The queued entries have reached the size bound: the committer writes them now.</summary>
     public bool IsFull => Volatile.Read(ref _open.Bytes) >= _maxBytes;
 

@@ -51,16 +51,6 @@ internal sealed partial class DurableWaiters(StatePublisher states)
     // The waiters one WakeDurable passed, in arrival order, while it links them into a tree (empty between calls).
     private readonly List<Waiter> _passed = [];
 
-    // Whether committers slept on the last write that moved the watermark (written by the writer in WakeDurable, read as a hint).
-    private volatile bool _lastWriteHadWaiters;
-
-    /// <summary>
-    /// Whether committers slept on the last write of queued entries: other threads commit durably now, and those it woke
-    /// are about to commit again. Until a write finds nobody waiting, a durable commit is grouped
-    /// (<see cref="TransactionCommitter.Choose"/>) even while the write lock has no queue.
-    /// </summary>
-    public bool LastWriteHadWaiters => _lastWriteHadWaiters;
-
     /// <summary>Whether a committer leads the queue's writes now (one is writing, or about to).</summary>
     public bool Leading => Volatile.Read(ref _leading);
 
@@ -144,9 +134,7 @@ internal sealed partial class DurableWaiters(StatePublisher states)
     /// </summary>
     public void WakeDurable()
     {
-        bool any = AnyWaiting;
-        _lastWriteHadWaiters = any;
-        if (!any)
+        if (!AnyWaiting)
             return;
         long durable = states.DurableUpTo;
         Waiter? root = null;

@@ -94,13 +94,10 @@ internal sealed class TransactionCommitter : IDisposable
     /// The policy: a lazy commit stays lazy; a durable one is written in a row unless another writer waits for the
     /// lock, when it is group-committed (the waiter goes on while this entry is written with those queued around it),
     /// or a write of queued entries is under way (<see cref="CommitQueue.WriteUnderWay"/>), when it is group-committed
-    /// too: written in a row it would hold the lock while it waits for that write, then through its own. It is grouped also
-    /// while others commit durably (<see cref="CommitQueue.OthersCommitting"/>: committers slept on the last write): the
-    /// lock may be free a moment, between a write and the return of the committers it woke, and a commit written in a
-    /// row then held it through a whole write with every one of them queued behind it (docs/benchmarks.md, "Stop 42").
+    /// too: written in a row it would hold the lock while it waits for that write, then through its own.
     /// </summary>
-    public static CommitPath Choose(bool lazy, bool othersWaiting, bool writeUnderWay, bool othersCommitting)
-        => lazy ? CommitPath.Lazy : othersWaiting || writeUnderWay || othersCommitting ? CommitPath.Group : CommitPath.Durable;
+    public static CommitPath Choose(bool lazy, bool othersWaiting, bool writeUnderWay)
+        => lazy ? CommitPath.Lazy : othersWaiting || writeUnderWay ? CommitPath.Group : CommitPath.Durable;
 
     /// <summary>
     /// With the write lock held (<see cref="WriterLock.TryAcquire"/>): starts the <c>BeginWrite</c> transaction on the
@@ -129,7 +126,7 @@ internal sealed class TransactionCommitter : IDisposable
         long committed;
         try
         {
-            switch (Choose(lazy, Writer.OthersWaiting, Pipeline.Queue.WriteUnderWay, Pipeline.Queue.OthersCommitting))
+            switch (Choose(lazy, Writer.OthersWaiting, Pipeline.Queue.WriteUnderWay))
             {
                 case CommitPath.Lazy:
                     committed = Pipeline.Commit(tx, lazy: true);

@@ -17,19 +17,16 @@ namespace Cairn.Tests.Commit;
 public sealed class TransactionCommitterTests
 {
     [Theory]
-    [InlineData(true, false, false, false, nameof(CommitPath.Lazy))]
-    [InlineData(true, true, false, false, nameof(CommitPath.Lazy))]
-    [InlineData(true, false, true, false, nameof(CommitPath.Lazy))]
-    [InlineData(true, false, false, true, nameof(CommitPath.Lazy))]
-    [InlineData(false, false, false, false, nameof(CommitPath.Durable))]
-    [InlineData(false, true, false, false, nameof(CommitPath.Group))]
-    [InlineData(false, false, true, false, nameof(CommitPath.Group))]
-    [InlineData(false, true, true, false, nameof(CommitPath.Group))]
-    [InlineData(false, false, false, true, nameof(CommitPath.Group))]
-    [InlineData(false, true, true, true, nameof(CommitPath.Group))]
-    public void The_policy_is_lazy_when_asked_else_durable_alone_or_grouped_when_others_wait_write_or_commit(bool lazy,
-        bool othersWaiting, bool writeUnderWay, bool othersCommitting, string expected)
-        => Assert.Equal(Enum.Parse<CommitPath>(expected), TransactionCommitter.Choose(lazy, othersWaiting, writeUnderWay, othersCommitting));
+    [InlineData(true, false, false, nameof(CommitPath.Lazy))]
+    [InlineData(true, true, false, nameof(CommitPath.Lazy))]
+    [InlineData(true, false, true, nameof(CommitPath.Lazy))]
+    [InlineData(false, false, false, nameof(CommitPath.Durable))]
+    [InlineData(false, true, false, nameof(CommitPath.Group))]
+    [InlineData(false, false, true, nameof(CommitPath.Group))]
+    [InlineData(false, true, true, nameof(CommitPath.Group))]
+    public void The_policy_is_lazy_when_asked_else_durable_alone_or_grouped_when_a_writer_waits_or_a_write_is_under_way(bool lazy,
+        bool othersWaiting, bool writeUnderWay, string expected)
+        => Assert.Equal(Enum.Parse<CommitPath>(expected), TransactionCommitter.Choose(lazy, othersWaiting, writeUnderWay));
 
     [Fact]
     public void A_durable_commit_with_nobody_waiting_writes_its_entry_alone_before_it_returns()
@@ -120,46 +117,6 @@ public sealed class TransactionCommitterTests
         Assert.Empty(fixture.Journal.WrittenAlone);
         Assert.Equal([(lazy, 1), (id, 1)], fixture.Journal.Batches);
         Assert.True(fixture.Harness.States.DurableUpTo >= id);
-    }
-
-    [Fact]
-    public void After_a_write_committers_slept_on_the_next_durable_commit_is_grouped_until_a_write_finds_nobody_waiting()
-    {
-        using var fixture = new CommitterFixture("committer-others-committing");
-        var queue = fixture.Committer.Pipeline.Queue;
-        long lazy = fixture.CommitOne("a", lazy: true);
-        long leaderId = 0, sleeperId = 0;
-        Thread queueWriter, leader, sleeper;
-        using (var hold = fixture.Journal.HoldNextBatch())
-        {
-            queueWriter = new Thread(fixture.Committer.WriteQueued);
-            queueWriter.Start();
-            hold.Entered.Wait(); // a write of queued entries is on its way, and stays there
-            var first = fixture.BeginWrite("b");
-            leader = new Thread(() => leaderId = fixture.Committer.Commit(first, lazy: false)); // grouped: it leads the next write
-            leader.Start();
-            SpinWait.SpinUntil(() => queue.WriteUnderWay && fixture.Committer.Writer.TryAcquire(TimeSpan.Zero));
-            fixture.Committer.Writer.Release();
-            var second = fixture.BeginWrite("c");
-            sleeper = new Thread(() => sleeperId = fixture.Committer.Commit(second, lazy: false)); // grouped: it sleeps
-            sleeper.Start();
-            SpinWait.SpinUntil(() => queue.WaitersForTestingPurposesOnly().Waiting == 1);
-        }
-        queueWriter.Join();
-        leader.Join();
-        sleeper.Join();
-        Assert.Equal(lazy, fixture.Journal.Batches[0].First);
-        Assert.True(fixture.Harness.States.DurableUpTo >= Math.Max(leaderId, sleeperId));
-        Assert.True(queue.OthersCommitting);
-
-        // Nobody waits for the lock and nobody writes now, but the committers just woken commit again: grouped, not alone.
-        long grouped = fixture.CommitOne("d", lazy: false);
-        Assert.DoesNotContain(grouped, fixture.Journal.WrittenAlone);
-        Assert.Equal((grouped, 1), fixture.Journal.Batches[^1]);
-        // That write found nobody waiting: the next durable commit is written alone again.
-        Assert.False(queue.OthersCommitting);
-        long alone = fixture.CommitOne("e", lazy: false);
-        Assert.Equal([alone], fixture.Journal.WrittenAlone);
     }
 
     [Fact]

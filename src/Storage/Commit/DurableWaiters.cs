@@ -10,7 +10,7 @@ namespace Cairn.Commit;
 /// each woken by the one before. While anyone waits, a leader is at work: a leader that stops hands the lead to the
 /// longest waiter (<see cref="EndLead"/>), so nobody sleeps without a write coming.
 /// </summary>
-internal sealed class DurableWaiters(StatePublisher states)
+internal sealed partial class DurableWaiters(StatePublisher states)
 {
     /// <summary>What a committer does after <see cref="WaitOrLead"/>.</summary>
     public enum Turn
@@ -54,8 +54,11 @@ internal sealed class DurableWaiters(StatePublisher states)
     /// <summary>Whether a committer leads the queue's writes now (one is writing, or about to).</summary>
     public bool Leading => Volatile.Read(ref _leading);
 
-    /// <summary>How many committers sleep waiting for their entry's write (or for the lead).</summary>
-    public int Waiting => Volatile.Read(ref _waiting);
+    // Null unless a test asked for hooks: production pays one null check at each hook point.
+    private TestHooks? _testingHooks;
+
+    /// <summary>Points where a test holds a waiter, and what it may observe (created on first use; tests only).</summary>
+    internal TestHooks ForTestingPurposesOnly() => _testingHooks ??= new(this);
 
     /// <summary>Whether any committer sleeps waiting for its entry's write.</summary>
     public bool AnyWaiting => Volatile.Read(ref _head) is not null;
@@ -90,6 +93,7 @@ internal sealed class DurableWaiters(StatePublisher states)
         }
         catch
         {
+            _testingHooks?.Interrupted?.Invoke();
             // Interrupted: leave the list, or pass on the lead if it was handed here meanwhile.
             bool woken;
             lock (_gate)

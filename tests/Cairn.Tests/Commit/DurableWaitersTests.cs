@@ -14,7 +14,7 @@ public sealed class DurableWaitersTests
     private static void WaitUntilWaiting(DurableWaiters waiters, int count)
     {
         var spin = new SpinWait();
-        while (waiters.Waiting != count)
+        while (waiters.ForTestingPurposesOnly().Waiting != count)
             spin.SpinOnce();
     }
 
@@ -24,6 +24,100 @@ public sealed class DurableWaitersTests
         var thread = new Thread(() => turn = waiters.WaitOrLead(transactionId)) { IsBackground = true };
         thread.Start();
         return (thread, () => turn);
+    }
+
+    /// <summary>
+    /// A waiter that will be interrupted: its interruption is held at the hook until the test releases it, and what it
+    /// threw is kept. The hook holds only the first interruption of <paramref name="interrupted"/>'s thread.
+    /// </summary>
+    private static (Thread Thread, Func<Exception?> Thrown) StartInterruptedWaiter(DurableWaiters waiters, long transactionId,
+        ManualResetEventSlim interrupted, ManualResetEventSlim release)
+    {
+        Exception? thrown = null;
+        var thread = new Thread(() =>
+        {
+            try
+            {
+                waiters.WaitOrLead(transactionId);
+            }
+            catch (Exception e)
+            {
+                thrown = e;
+            }
+        }) { IsBackground = true };
+        waiters.ForTestingPurposesOnly().Interrupted = () =>
+        {
+            if (Thread.CurrentThread != thread)
+                return;
+            interrupted.Set();
+            release.Wait();
+        };
+        thread.Start();
+        return (thread, () => thrown);
+    }
+
+    [Fact]
+    public void A_waiter_interrupted_after_a_write_woke_it_still_wakes_the_waiters_below_it()
+    {
+        // The woken form a tree: the first waiter a write passed is the only one the writer signals, and it wakes the
+        // next two. Here it was interrupted just before the write woke it: the two below must wake all the same.
+        using var h = new CommitHarness("durable-waiters-interrupted");
+        var waiters = new DurableWaiters(h.States);
+        long first = h.States.DurableUpTo + 1;
+        Assert.Equal(DurableWaiters.Turn.Lead, waiters.WaitOrLead(first));
+        using var interrupted = new ManualResetEventSlim();
+        using var release = new ManualResetEventSlim();
+        var root = StartInterruptedWaiter(waiters, first + 1, interrupted, release);
+        WaitUntilWaiting(waiters, 1);
+        var below = new[] { StartWaiter(waiters, first + 2) };
+        WaitUntilWaiting(waiters, 2);
+        below = [.. below, StartWaiter(waiters, first + 3)];
+        WaitUntilWaiting(waiters, 3);
+
+        root.Thread.Interrupt();
+        Assert.True(interrupted.Wait(Patience), "the first waiter was not interrupted");
+        h.States.MarkDurable(first + 3); // the write passed all three; the interrupted one is the tree's root
+        waiters.WakeDurable();
+        release.Set();
+
+        Assert.True(root.Thread.Join(Patience));
+        Assert.IsType<ThreadInterruptedException>(root.Thrown());
+        foreach (var (thread, turn) in below)
+        {
+            Assert.True(thread.Join(Patience), "a waiter below the interrupted one was not woken");
+            Assert.Equal(DurableWaiters.Turn.Durable, turn());
+        }
+        Assert.Equal(0, waiters.ForTestingPurposesOnly().Waiting);
+        waiters.EndLead();
+        Assert.False(waiters.Leading);
+    }
+
+    [Fact]
+    public void A_waiter_interrupted_after_the_lead_was_handed_to_it_hands_the_lead_on()
+    {
+        using var h = new CommitHarness("durable-waiters-interrupted-lead");
+        var waiters = new DurableWaiters(h.States);
+        long first = h.States.DurableUpTo + 1;
+        Assert.Equal(DurableWaiters.Turn.Lead, waiters.WaitOrLead(first));
+        using var interrupted = new ManualResetEventSlim();
+        using var release = new ManualResetEventSlim();
+        var heir = StartInterruptedWaiter(waiters, first + 1, interrupted, release);
+        WaitUntilWaiting(waiters, 1);
+        var next = StartWaiter(waiters, first + 2);
+        WaitUntilWaiting(waiters, 2);
+
+        heir.Thread.Interrupt();
+        Assert.True(interrupted.Wait(Patience), "the waiter was not interrupted");
+        waiters.EndLead(); // the leader stops: the lead goes to the longest waiter, the interrupted one
+        release.Set();
+
+        Assert.True(heir.Thread.Join(Patience));
+        Assert.IsType<ThreadInterruptedException>(heir.Thrown());
+        Assert.True(next.Thread.Join(Patience), "the lead was not handed on past the interrupted waiter");
+        Assert.Equal(DurableWaiters.Turn.Lead, next.Turn());
+        Assert.True(waiters.Leading);
+        waiters.EndLead();
+        Assert.False(waiters.Leading);
     }
 
     [Theory]
@@ -52,7 +146,7 @@ public sealed class DurableWaitersTests
             Assert.True(thread.Join(Patience), "a waiter the write passed was not woken");
             Assert.Equal(DurableWaiters.Turn.Durable, turn());
         }
-        Assert.Equal(later, waiters.Waiting);
+        Assert.Equal(later, waiters.ForTestingPurposesOnly().Waiting);
         Assert.All(sleepers.Skip(passed), s => Assert.True(s.Thread.IsAlive));
 
         h.States.MarkDurable(first + passed + later);
@@ -62,7 +156,7 @@ public sealed class DurableWaitersTests
             Assert.True(thread.Join(Patience), "a waiter the second write passed was not woken");
             Assert.Equal(DurableWaiters.Turn.Durable, turn());
         }
-        Assert.Equal(0, waiters.Waiting);
+        Assert.Equal(0, waiters.ForTestingPurposesOnly().Waiting);
         waiters.EndLead();
         Assert.False(waiters.Leading);
     }

@@ -10,9 +10,10 @@ namespace Cairn.Journal.Sharing;
 /// <para>
 /// The rule, fed each settled write (<see cref="Observe"/>: when it was sent and settled, and how many commits it
 /// carried): the limit is judged by trials, each two back-to-back windows of at least <see cref="Window"/> settled
-/// writes and at least the minimum window's time, one at a lower level and one at the level above it, compared by commits per second of wall time. The upper level wins when it
-/// carries at least <see cref="GainRatio"/> times the lower's rate. An upward trial (the limit and one more) that the
-/// upper level wins moves the limit up and probes the next level at once; one it loses leaves the limit where it was.
+/// writes and at least the minimum window's time, one at a lower level and one at the level above it, compared by
+/// commits per second of wall time. The upper level wins when it carries at least <see cref="GainRatio"/> times the
+/// lower's rate. An upward trial (the limit and one more) that the upper level wins moves the limit up and probes the
+/// next level at once; one it loses leaves the limit where it was.
 /// A downward trial (one fewer and the limit) that the lower level wins moves the limit down and probes the next lower
 /// level at once, so a device that became capped is followed down in a few trials. After a trial that kept the limit,
 /// <see cref="HoldWindows"/> windows pass before the next one, up and down in turn (a device is not asked at every

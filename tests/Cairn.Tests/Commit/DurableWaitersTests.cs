@@ -18,6 +18,15 @@ public sealed class DurableWaitersTests
             spin.SpinOnce();
     }
 
+    private static void AssertWokenAsDurable(IEnumerable<(Thread Thread, Func<DurableWaiters.Turn?> Turn)> waiters, string notWoken)
+    {
+        foreach (var (thread, turn) in waiters)
+        {
+            Assert.True(thread.Join(Patience), notWoken);
+            Assert.Equal(DurableWaiters.Turn.Durable, turn());
+        }
+    }
+
     private static (Thread Thread, Func<DurableWaiters.Turn?> Turn) StartWaiter(DurableWaiters waiters, long transactionId)
     {
         DurableWaiters.Turn? turn = null;
@@ -82,11 +91,7 @@ public sealed class DurableWaitersTests
 
         Assert.True(root.Thread.Join(Patience));
         Assert.IsType<ThreadInterruptedException>(root.Thrown());
-        foreach (var (thread, turn) in below)
-        {
-            Assert.True(thread.Join(Patience), "a waiter below the interrupted one was not woken");
-            Assert.Equal(DurableWaiters.Turn.Durable, turn());
-        }
+        AssertWokenAsDurable(below, "a waiter below the interrupted one was not woken");
         Assert.Equal(0, waiters.ForTestingPurposesOnly().Waiting);
         waiters.EndLead();
         Assert.False(waiters.Leading);
@@ -141,21 +146,13 @@ public sealed class DurableWaitersTests
 
         h.States.MarkDurable(first + passed); // the write carried the leader's entry and the first `passed` waiters'
         waiters.WakeDurable();
-        foreach (var (thread, turn) in sleepers.Take(passed))
-        {
-            Assert.True(thread.Join(Patience), "a waiter the write passed was not woken");
-            Assert.Equal(DurableWaiters.Turn.Durable, turn());
-        }
+        AssertWokenAsDurable(sleepers.Take(passed), "a waiter the write passed was not woken");
         Assert.Equal(later, waiters.ForTestingPurposesOnly().Waiting);
         Assert.All(sleepers.Skip(passed), s => Assert.True(s.Thread.IsAlive));
 
         h.States.MarkDurable(first + passed + later);
         waiters.WakeDurable();
-        foreach (var (thread, turn) in sleepers.Skip(passed))
-        {
-            Assert.True(thread.Join(Patience), "a waiter the second write passed was not woken");
-            Assert.Equal(DurableWaiters.Turn.Durable, turn());
-        }
+        AssertWokenAsDurable(sleepers.Skip(passed), "a waiter the second write passed was not woken");
         Assert.Equal(0, waiters.ForTestingPurposesOnly().Waiting);
         waiters.EndLead();
         Assert.False(waiters.Leading);

@@ -64,7 +64,7 @@ if (args.Length > 0 && args[0] == "--shared-journals")
 if (args.Length > 0 && args[0] == "--hash-startup")
     return Cairn.Bench.Hashing.HashStartupRun.Run(args[1..], Console.Out);
 
-// --hash-interleaved [--rounds N] [--millis N] [--kernels]: Cairn's own XXH3 against System.IO.Hashing's, warm, interleaved (docs/benchmarks.md, Checksums).
+// --hash-interleaved [--rounds N] [--millis N] [--kernels] [--sizes N,..]: Cairn's own XXH3 against System.IO.Hashing's, warm, interleaved (docs/benchmarks.md, Checksums).
 if (args.Length > 0 && args[0] == "--hash-interleaved")
     return Cairn.Bench.Hashing.HashInterleavedRun.Run(args[1..], Console.Out);
 

@@ -6,7 +6,7 @@ using Cairn.Hashing;
 namespace Cairn.Bench.Hashing;
 
 /// <summary>
-/// <c>--hash-interleaved [--rounds N] [--millis N] [--kernels]</c> (not BenchmarkDotNet): Cairn's own XXH3
+/// <c>--hash-interleaved [--rounds N] [--millis N] [--kernels] [--sizes N,...]</c> (not BenchmarkDotNet): Cairn's own XXH3
 /// (<see cref="Checksums.Compute(byte*, long, ulong)"/>, the call the engine makes) against System.IO.Hashing's
 /// <c>XxHash3.HashToUInt64</c> on the same bytes, in the same warm process, interleaved: each round times every
 /// contender over the same number of calls, the order rotated every round, so a burst of load on the shared
@@ -17,13 +17,14 @@ namespace Cairn.Bench.Hashing;
 /// </summary>
 public static unsafe class HashInterleavedRun
 {
-    private static readonly int[] s_sizes = [192, 4096, 8192, 65536];
+    private static readonly int[] s_defaultSizes = [192, 4096, 8192, 65536];
     private const string Bcl = "System.IO.Hashing XxHash3";
 
     public static int Run(IReadOnlyList<string> args, TextWriter output)
     {
         int rounds = 21, millis = 40;
         bool kernels = false;
+        int[] sizes = s_defaultSizes;
         for (int i = 0; i < args.Count; i++)
         {
             switch (args[i])
@@ -31,8 +32,13 @@ public static unsafe class HashInterleavedRun
                 case "--rounds" when i + 1 < args.Count: rounds = int.Parse(args[++i], CultureInfo.InvariantCulture); break;
                 case "--millis" when i + 1 < args.Count: millis = int.Parse(args[++i], CultureInfo.InvariantCulture); break;
                 case "--kernels": kernels = true; break;
+                case "--sizes" when i + 1 < args.Count:
+                    sizes = args[++i].Split(',').Select(size => int.Parse(size, CultureInfo.InvariantCulture)).ToArray();
+                    if (sizes.Any(size => size is < 0 or > 65536))
+                        throw new ArgumentException("--sizes: each from 0 to 65536 bytes");
+                    break;
                 default:
-                    output.WriteLine("usage: --hash-interleaved [--rounds N] [--millis N] [--kernels]");
+                    output.WriteLine("usage: --hash-interleaved [--rounds N] [--millis N] [--kernels] [--sizes N,...]");
                     return 2;
             }
         }
@@ -48,7 +54,7 @@ public static unsafe class HashInterleavedRun
         try
         {
             new Random(42).NextBytes(new Span<byte>(buffer, 65536));
-            foreach (int size in s_sizes)
+            foreach (int size in sizes)
                 Measure(buffer, size, rounds, millis, contenders, output);
         }
         finally
@@ -62,8 +68,15 @@ public static unsafe class HashInterleavedRun
 
     private static void Measure(byte* buffer, int size, int rounds, int millis, List<(string Name, Xxh3Kernel? Kernel)> contenders, TextWriter output)
     {
+        // Everything warm and past tiering before the calibration and the rounds: System.IO.Hashing's code and the
+        // timing loops start as tier-0 code, replaced in the background after their first hundreds of calls.
+        foreach (var contender in contenders)
+        {
+            var warming = Stopwatch.StartNew();
+            while (warming.ElapsedMilliseconds < 500)
+                Time(contender, buffer, size, 1000);
+        }
         long calls = Calibrate(buffer, size, millis);
-        // Everything warm and past tiering before a round counts.
         for (int warm = 0; warm < 3; warm++)
         {
             foreach (var contender in contenders)

@@ -14,7 +14,7 @@ namespace Cairn.Hashing;
 /// </summary>
 internal static unsafe class Checksums
 {
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]
     public static ulong Compute(ReadOnlySpan<byte> data, ulong seed)
     {
         fixed (byte* pointer = data)
@@ -22,7 +22,7 @@ internal static unsafe class Checksums
     }
 
     /// <summary>Any length a pointer can cover, a journal payload over 2 GiB included, in one call.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]
     public static ulong Compute(byte* data, long length, ulong seed)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(length);

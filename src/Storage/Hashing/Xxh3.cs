@@ -1,6 +1,8 @@
 using System.Buffers.Binary;
 using System.Numerics;
 using System.Runtime.CompilerServices;
+using System.Runtime.Intrinsics.Arm;
+using System.Runtime.Intrinsics.X86;
 using static Cairn.Hashing.Xxh3Constants;
 
 namespace Cairn.Hashing;
@@ -13,13 +15,15 @@ namespace Cairn.Hashing;
 /// checked. Every method here that runs a hash is <see cref="MethodImplOptions.AggressiveOptimization"/>: compiled
 /// fully optimised at its first call, never re-jitted (profile-guided optimisation has nothing to add to a hash
 /// kernel). The helpers are <see cref="MethodImplOptions.AggressiveInlining"/> as well, so they end up inside those,
-/// and are still optimised at once if the JIT declines to inline one. Inputs up to 240 bytes take the short paths
-/// below, longer ones <see cref="Xxh3Long"/>'s stripes.
+/// and are still optimised at once if the JIT declines to inline one. Each input-size class is a method of its own
+/// (<see cref="MethodImplOptions.NoInlining"/>): inlined all into one, they exhausted the JIT's inlining budget and
+/// the 16-byte mixes became calls. Inputs up to 240 bytes take the short paths below, longer ones
+/// <see cref="Xxh3Long"/>'s stripes.
 /// </summary>
 internal static unsafe class Xxh3
 {
     /// <summary>The hash of <paramref name="length"/> bytes at <paramref name="input"/>, with the fastest kernel this machine has.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]
     public static ulong Hash64(byte* input, nuint length, ulong seed)
         => length <= MidSizeMax ? HashUpTo240(input, length, seed) : Xxh3Long.Hash(input, length, seed);
 
@@ -37,7 +41,7 @@ internal static unsafe class Xxh3
         return length <= 128 ? Hash17To128(input, length, seed, secret) : Hash129To240(input, length, seed, secret);
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static ulong HashUpTo16(byte* input, nuint length, ulong seed, byte* secret)
     {
         if (length > 8)
@@ -80,7 +84,7 @@ internal static unsafe class Xxh3
         return Avalanche(accumulator);
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static ulong Hash17To128(byte* input, nuint length, ulong seed, byte* secret)
     {
         // Pairs of 16-byte pieces from both ends, working inwards; the pairs overlap when the length is not a multiple of 32.
@@ -105,18 +109,26 @@ internal static unsafe class Xxh3
         return Avalanche(accumulator);
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static ulong Hash129To240(byte* input, nuint length, ulong seed, byte* secret)
     {
         // The first 128 bytes against the secret's start; the rest against the secret from byte 3; the last 16 bytes
-        // against bytes [119, 135). Hashing 184 bytes (a journal entry's header) is 12 of these mixes.
-        ulong accumulator = length * Prime64_1;
-        for (int i = 0; i < 8; i++)
-            accumulator += Mix16(input + 16 * i, secret + 16 * i, seed);
+        // against bytes [119, 135). Hashing 184 bytes (a journal entry's header) is 12 of these mixes. Written out:
+        // the JIT does not unroll the loop, and constant offsets fold into the loads.
+        ulong accumulator = length * Prime64_1
+            + Mix16(input, secret, seed)
+            + Mix16(input + 16, secret + 16, seed)
+            + Mix16(input + 32, secret + 32, seed)
+            + Mix16(input + 48, secret + 48, seed)
+            + Mix16(input + 64, secret + 64, seed)
+            + Mix16(input + 80, secret + 80, seed)
+            + Mix16(input + 96, secret + 96, seed)
+            + Mix16(input + 112, secret + 112, seed);
         accumulator = Avalanche(accumulator);
-        int rounds = (int)length / 16;
-        for (int i = 8; i < rounds; i++)
-            accumulator += Mix16(input + 16 * i, secret + 16 * (i - 8) + 3, seed);
+        byte* end = input + (length & ~(nuint)15);
+        byte* key = secret + 3;
+        for (byte* piece = input + 128; piece < end; piece += 16, key += 16)
+            accumulator += Mix16(piece, key, seed);
         accumulator += Mix16(input + length - 16, secret + SecretSizeMin - 17, seed);
         return Avalanche(accumulator);
     }
@@ -129,8 +141,16 @@ internal static unsafe class Xxh3
     [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]
     internal static ulong Multiply128Fold64(ulong left, ulong right)
     {
-        ulong high = Math.BigMul(left, right, out ulong low);
-        return low ^ high;
+        // The high half from the instruction that gives only it (mulx, umulh), the low half from a plain multiply:
+        // Math.BigMul's out parameter makes the JIT store the low half to the stack and load it back.
+        ulong high;
+        if (Bmi2.X64.IsSupported)
+            high = Bmi2.X64.MultiplyNoFlags(left, right);
+        else if (ArmBase.Arm64.IsSupported)
+            high = ArmBase.Arm64.MultiplyHigh(left, right);
+        else
+            high = Math.BigMul(left, right, out _);
+        return (left * right) ^ high;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]

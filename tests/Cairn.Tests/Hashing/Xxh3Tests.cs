@@ -108,6 +108,19 @@ public unsafe class Xxh3Tests
         Assert.Equal(0x2D06800538D394C2UL, Xxh3.Hash64((byte*)0, 0, 0));
     }
 
+    /// <summary>The mid-size path's secret words are literals; each must be the default secret's word at its offset.</summary>
+    [Fact]
+    public void The_secret_words_are_the_default_secret_s()
+    {
+        // The first 128 bytes' words, pieces 8-14's (from byte 3), the last piece's (from byte 119).
+        var offsets = Enumerable.Range(0, 16).Select(i => 8 * i)
+            .Concat(Enumerable.Range(0, 7).SelectMany(i => new[] { 16 * i + 3, 16 * i + 11 }))
+            .Concat([119, 127]);
+        foreach (int offset in offsets)
+            Assert.Equal(Xxh3.Read64(Xxh3Constants.DefaultSecret + offset), Xxh3Constants.SecretWord(offset));
+        Assert.Throws<ArgumentOutOfRangeException>(() => Xxh3Constants.SecretWord(1));
+    }
+
     /// <summary>The production entry point takes the fastest kernel; it must agree with each kernel on its own.</summary>
     [Fact]
     public void The_default_entry_point_matches_every_kernel()

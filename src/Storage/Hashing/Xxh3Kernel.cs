@@ -6,9 +6,8 @@ namespace Cairn.Hashing;
 /// </summary>
 internal enum Xxh3Kernel
 {
-    /// <summary>One 512-bit accumulator (x64 with AVX-512, where .NET reports it accelerated).</summary>
-    Vector512,
-    /// <summary>Two 256-bit accumulators (x64 with AVX2).</summary>
+    /// <summary>Two 256-bit accumulators (x64 with AVX2). The default on AVX-512 machines too: a 512-bit kernel was
+    /// measured no faster (docs/decisions.md, stop 43).</summary>
     Vector256,
     /// <summary>Four 128-bit accumulators (x64 SSE2, arm64 AdvSimd).</summary>
     Vector128,

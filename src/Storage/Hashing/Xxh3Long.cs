@@ -19,8 +19,7 @@ internal static unsafe class Xxh3Long
     internal static Xxh3Kernel BestKernel
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]
-        get => Xxh3Vector512.IsSupported ? Xxh3Kernel.Vector512
-            : Xxh3Vector256.IsSupported ? Xxh3Kernel.Vector256
+        get => Xxh3Vector256.IsSupported ? Xxh3Kernel.Vector256
             : Xxh3Vector128.IsSupported ? Xxh3Kernel.Vector128
             : Xxh3Kernel.Scalar;
     }
@@ -29,7 +28,6 @@ internal static unsafe class Xxh3Long
     [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]
     internal static bool IsSupported(Xxh3Kernel kernel) => kernel switch
     {
-        Xxh3Kernel.Vector512 => Xxh3Vector512.IsSupported,
         Xxh3Kernel.Vector256 => Xxh3Vector256.IsSupported,
         Xxh3Kernel.Vector128 => Xxh3Vector128.IsSupported,
         Xxh3Kernel.Scalar => true,
@@ -41,8 +39,6 @@ internal static unsafe class Xxh3Long
     {
         byte* derived = stackalloc byte[SecretLength];
         byte* secret = seed == 0 ? DefaultSecret : DeriveSecret(seed, derived, vectorised: true);
-        if (Xxh3Vector512.IsSupported)
-            return Xxh3Vector512.HashLong(input, length, secret);
         if (Xxh3Vector256.IsSupported)
             return Xxh3Vector256.HashLong(input, length, secret);
         if (Xxh3Vector128.IsSupported)
@@ -59,7 +55,6 @@ internal static unsafe class Xxh3Long
         byte* secret = seed == 0 ? DefaultSecret : DeriveSecret(seed, derived, vectorised: kernel != Xxh3Kernel.Scalar);
         return kernel switch
         {
-            Xxh3Kernel.Vector512 => Xxh3Vector512.HashLong(input, length, secret),
             Xxh3Kernel.Vector256 => Xxh3Vector256.HashLong(input, length, secret),
             Xxh3Kernel.Vector128 => Xxh3Vector128.HashLong(input, length, secret),
             _ => Xxh3Scalar.HashLong(input, length, secret),

@@ -64,6 +64,10 @@ if (args.Length > 0 && args[0] == "--shared-journals")
 if (args.Length > 0 && args[0] == "--hash-startup")
     return Cairn.Bench.Hashing.HashStartupRun.Run(args[1..], Console.Out);
 
+// --hash-interleaved [--rounds N] [--millis N] [--kernels] [--sizes N,..]: Cairn's own XXH3 against System.IO.Hashing's, warm, interleaved (docs/benchmarks.md, Checksums).
+if (args.Length > 0 && args[0] == "--hash-interleaved")
+    return Cairn.Bench.Hashing.HashInterleavedRun.Run(args[1..], Console.Out);
+
 // --fill-interleaved [--keys N] [--batch N] [--rounds N] [--modes lazy,durable] [--orders sequential,random,append]: fills
 // against LMDB, rate, size on disk and device bytes written (docs/benchmarks.md, Fills).
 if (args.Length > 0 && args[0] == "--fill-interleaved")

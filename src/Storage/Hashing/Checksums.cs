@@ -1,41 +1,32 @@
 using System.IO.Hashing;
+using System.Runtime.CompilerServices;
 
 namespace Cairn.Hashing;
 
 /// <summary>
-/// The checksum Cairn writes to disk and checks (pages, file header, journal entries): XXH3's 64-bit hash
-/// from System.IO.Hashing, bit for bit the reference library's <c>XXH3_64bits_withSeed</c>, so a checksum
-/// written by one build verifies in any other. The one place that names the algorithm; callers choose the
-/// bytes and the seed. Format version 1 (data file and journal entries) used XXH64, which is kept only to
-/// recognise such a file (<see cref="ComputeFormatVersion1"/>).
+/// The checksum Cairn writes to disk and checks (pages, file header, journal entries): XXH3's 64-bit hash, bit for
+/// bit the reference library's <c>XXH3_64bits_withSeed</c> (and System.IO.Hashing's <c>XxHash3</c>), so a checksum
+/// written by one build verifies in any other. The one place that names the algorithm; callers choose the bytes and
+/// the seed. Computed by Cairn's own <see cref="Xxh3"/>, which is compiled optimised from its first call (a cold
+/// open checks every journal entry in a young process); <see cref="IncrementalChecksum"/> keeps System.IO.Hashing's
+/// incremental hasher for bytes that arrive in pieces. Format version 1 (data file and journal entries) used XXH64,
+/// which is kept only to recognise such a file (<see cref="ComputeFormatVersion1"/>).
 /// </summary>
 internal static unsafe class Checksums
 {
-    /// <summary>The longest input one span covers; longer ones are hashed in pieces of this size.</summary>
-    internal const int MaxChunkLength = int.MaxValue;
+    [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]
+    public static ulong Compute(ReadOnlySpan<byte> data, ulong seed)
+    {
+        fixed (byte* pointer = data)
+            return Xxh3.Hash64(pointer, (nuint)data.Length, seed);
+    }
 
-    public static ulong Compute(ReadOnlySpan<byte> data, ulong seed) => XxHash3.HashToUInt64(data, unchecked((long)seed));
-
+    /// <summary>Any length a pointer can cover, a journal payload over 2 GiB included, in one call.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]
     public static ulong Compute(byte* data, long length, ulong seed)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(length);
-        return length <= MaxChunkLength
-            ? Compute(new ReadOnlySpan<byte>(data, (int)length), seed)
-            : ComputeInChunks(data, length, seed, MaxChunkLength);
-    }
-
-    /// <summary>
-    /// The same hash through the incremental API, <paramref name="chunkLength"/> bytes at a time: for inputs no
-    /// span can cover (a journal payload over 2 GiB). It allocates the hasher, which such an input can afford.
-    /// </summary>
-    internal static ulong ComputeInChunks(byte* data, long length, ulong seed, int chunkLength)
-    {
-        ArgumentOutOfRangeException.ThrowIfNegative(length);
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(chunkLength);
-        var hash = new XxHash3(unchecked((long)seed));
-        for (long offset = 0; offset < length; offset += chunkLength)
-            hash.Append(new ReadOnlySpan<byte>(data + offset, (int)Math.Min(chunkLength, length - offset)));
-        return hash.GetCurrentHashAsUInt64();
+        return Xxh3.Hash64(data, checked((nuint)length), seed);
     }
 
     /// <summary>

@@ -19,7 +19,6 @@ internal sealed unsafe class ReplayApplier
     // Written by the applying thread only, read after Join (which orders them).
     private Exception? _failure;
     private long _applyTicks;
-    private long _entries;
 
     private ReplayApplier(ReplayHandOver handOver, RecoveredPages pages)
     {
@@ -47,9 +46,6 @@ internal sealed unsafe class ReplayApplier
     /// <summary>Stopwatch ticks spent applying entries (after <see cref="Join"/>).</summary>
     public long ApplyTicks => _applyTicks;
 
-    /// <summary>Entries applied (after <see cref="Join"/>).</summary>
-    public long Entries => _entries;
-
     // The applier's loop runs once per process, for the whole replay: optimized from the start, like the one-thread replay's.
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private void Run()
@@ -63,13 +59,9 @@ internal sealed unsafe class ReplayApplier
                 long started = Stopwatch.GetTimestamp();
                 try
                 {
-                    if (_entries == 0)
-                        pages.PrefetchDataFile();
+                    pages.PrefetchDataFile(); // once, with the first batch (it keeps track)
                     foreach (var entry in batch.Entries)
-                    {
                         reader.ApplyChecked((byte*)entry.Pointer, entry.Validation, ref pages);
-                        _entries++;
-                    }
                 }
                 catch (JournalCorruptionException e)
                 {

@@ -34,9 +34,6 @@ internal sealed unsafe class ReplayPipeline : IReadChunkSource, IDisposable
     /// <summary>Stopwatch ticks the applier spent applying (after <see cref="Finish"/>).</summary>
     public long ApplyTicks => _applier?.ApplyTicks ?? 0;
 
-    /// <summary>Entries the applier applied (after <see cref="Finish"/>).</summary>
-    public long Applied => _applier?.Entries ?? 0;
-
     /// <summary>
     /// The buffer for the window's next chunk: the current batch's again if nothing in it is to be applied, else a new
     /// batch, once the current one went to the applier. Throws the applier's failure, if it failed meanwhile.

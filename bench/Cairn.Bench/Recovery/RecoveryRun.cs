@@ -199,8 +199,10 @@ internal sealed class RecoveryRun
         var stages = EngineLog.LastOrDefault(e => e.EventId.Id == EngineLogCapture.RecoveryStages);
         if (stages?.Number("ReadMs") is { } readMs && stages.Number("ApplyMs") is { } applyMs && stages.Number("TailScanMs") is { } tailMs
             && stages.Number("ValidateMs") is { } validateMs)
-            output.WriteLine($"  replay stages (engine's own timing): read and validate {readMs:N1} ms, check and apply {applyMs:N1} ms, " +
-                $"scan past the log's end {tailMs:N1} ms, validate rebuilt pages {validateMs:N1} ms");
+            output.WriteLine($"  replay stages (engine's own timing): reading thread: read and validate {readMs:N1} ms, " +
+                $"check records {stages.Number("CheckMs") ?? 0:N1} ms, scan past the log's end {tailMs:N1} ms, wait for the applier {stages.Number("ReadWaitMs") ?? 0:N1} ms; " +
+                $"applying thread: apply {applyMs:N1} ms, wait for entries {stages.Number("ApplyWaitMs") ?? 0:N1} ms; " +
+                $"then wait for the apply to end {stages.Number("DrainMs") ?? 0:N1} ms, validate rebuilt pages {validateMs:N1} ms");
     }
 
     private void ReadBack(StorageEnvironment env, long keys)

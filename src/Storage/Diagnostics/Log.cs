@@ -50,8 +50,9 @@ internal static partial class Log
     public static partial void TornSharedJournalTail(ILogger logger, string journal, long offset, string reason, long links, long lastTransaction);
 
     [LoggerMessage(EventId = 1106, Level = LogLevel.Debug,
-        Message = "Recovery stages: reading and validating entries {ReadMs:F1} ms, checking and applying them {ApplyMs:F1} ms, scanning past each journal's log end {TailScanMs:F1} ms, validating the rebuilt pages {ValidateMs:F1} ms")]
-    public static partial void RecoveryStages(ILogger logger, double readMs, double applyMs, double tailScanMs, double validateMs);
+        Message = "Recovery stages: reading thread: reading and validating entries {ReadMs:F1} ms, checking their page records {CheckMs:F1} ms, scanning past each journal's log end {TailScanMs:F1} ms, waiting for the applying thread {ReadWaitMs:F1} ms; applying thread: applying entries {ApplyMs:F1} ms, waiting for entries {ApplyWaitMs:F1} ms; then waiting for the apply to end {DrainMs:F1} ms, validating the rebuilt pages {ValidateMs:F1} ms")]
+    public static partial void RecoveryStages(ILogger logger, double readMs, double checkMs, double tailScanMs, double readWaitMs, double applyMs,
+        double applyWaitMs, double drainMs, double validateMs);
 
     [LoggerMessage(EventId = 1200, Level = LogLevel.Warning,
         Message = "Journal write of {Bytes} bytes to {Journal} took {ElapsedMs:F1} ms (transactions {FirstTransaction}..{LastTransaction})")]

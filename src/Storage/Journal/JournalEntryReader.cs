@@ -103,16 +103,26 @@ internal sealed unsafe class JournalEntryReader : IDisposable
     /// how many it applied. Every record and diff op is checked before the first byte is written, so
     /// a <see cref="JournalCorruptionException"/> leaves the target untouched.
     /// </summary>
-    // Replay calls this once per entry and loops over every record inside: optimized from its first call, as
-    // recovery runs once per process, before tiered compilation would have promoted it.
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public int Apply<TTarget>(byte* entry, in JournalEntryValidation validation, ref TTarget target)
         where TTarget : IJournalPageTarget, allows ref struct
     {
-        byte* payload = GetPayload(entry, validation, out long length);
-        var header = validation.Header;
+        Check(entry, validation);
+        return ApplyChecked(entry, validation, ref target);
+    }
 
-        var check = new PageRecordEnumerator(payload, length, header, validation.Offset);
+    /// <summary>
+    /// Checks everything of a valid entry that <see cref="Validate"/> does not: that its payload decompresses to the
+    /// promised size, and every page record and diff op. Throws <see cref="JournalCorruptionException"/>; an entry that
+    /// passes can be applied (<see cref="ApplyChecked{TTarget}"/>, by any reader) without a corruption found on the way.
+    /// </summary>
+    // Replay calls this once per entry and loops over every record inside: optimized from its first call, as
+    // recovery runs once per process, before tiered compilation would have promoted it.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public void Check(byte* entry, in JournalEntryValidation validation)
+    {
+        byte* payload = GetPayload(entry, validation, out long length);
+        var check = new PageRecordEnumerator(payload, length, validation.Header, validation.Offset);
         while (check.MoveNext())
         {
             var record = check.Current;
@@ -122,9 +132,20 @@ internal sealed unsafe class JournalEntryReader : IDisposable
             if (problem is not null)
                 throw check.Corrupt($"record at payload byte {record.PayloadOffset} (page {record.PageNumber}, {record.Encoding}): {problem}");
         }
+    }
 
+    /// <summary>
+    /// Applies the page records of an entry <see cref="Check"/> passed (here or in another reader) to
+    /// <paramref name="target"/> in payload order and returns how many it applied. Records are still walked within
+    /// their bounds: a problem found here would be a bug, reported as <see cref="JournalCorruptionException"/>.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public int ApplyChecked<TTarget>(byte* entry, in JournalEntryValidation validation, ref TTarget target)
+        where TTarget : IJournalPageTarget, allows ref struct
+    {
+        byte* payload = GetPayload(entry, validation, out long length);
         int applied = 0;
-        var records = new PageRecordEnumerator(payload, length, header, validation.Offset);
+        var records = new PageRecordEnumerator(payload, length, validation.Header, validation.Offset);
         while (records.MoveNext())
         {
             var record = records.Current;
@@ -149,7 +170,7 @@ internal sealed unsafe class JournalEntryReader : IDisposable
 
     private static void ApplyChecked(in PageRecord record, byte* page, ref PageRecordEnumerator records)
     {
-        // Checked in the first pass; a problem here would be a bug, still reported rather than ignored.
+        // Checked by Check first; a problem here would be a bug, still reported rather than ignored.
         string? problem = PageDiffDecoder.Apply(record.Data, record.EncodedLength, page, record.Length);
         if (problem is not null)
             throw records.Corrupt($"record at payload byte {record.PayloadOffset} (page {record.PageNumber}): {problem}");

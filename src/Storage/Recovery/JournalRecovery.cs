@@ -23,14 +23,24 @@ namespace Cairn.Recovery;
 /// A read-only recovery (a read-only open) changes no file: it deletes, cuts and spills nothing, keeps every
 /// rebuilt page in memory, and reports a torn tail (<see cref="RecoveryResult.TornTail"/>) instead of cutting it off.
 /// </summary>
-internal sealed unsafe class JournalRecovery : IDisposable
+/// <remarks>
+/// Two threads (issue 29 item 9): this one reads, validates every entry whole (header, hashes, every page record and
+/// diff op: <see cref="JournalEntryReader.Check"/>), decides which to apply, and scans past each log end; a
+/// <see cref="ReplayApplier"/> applies the checked entries meanwhile, in journal order (<see cref="ReplayPipeline"/>).
+/// Nothing on disk is cut or deleted until both are done: a torn tail is cut, and the journals after it deleted, only
+/// once every entry before it was applied and every scan has judged, as when one thread did everything.
+/// </remarks>
+internal sealed unsafe partial class JournalRecovery : IDisposable
 {
     private readonly string _directory;
     private readonly FileHeader _header;
     private readonly ILogger _logger;
     private readonly RecoveredPages _pages;
-    private readonly JournalEntryReader _reader = new();
-    private readonly JournalReadWindow _window = new(readAhead: true);
+    // Checks entries whole on this (the reading) thread; the applier has a reader of its own.
+    private readonly JournalEntryReader _checker = new();
+    private readonly ReplayPipeline _pipeline;
+    // Reads every chunk into a batch of the pipeline's, so checked entries stay valid until the applier is done with them.
+    private readonly JournalReadWindow _window;
     // Scans that read a file's first entry only (whether the next journal continues the log).
     private readonly JournalReadWindow _scanWindow = new(readAhead: false);
     // The scan of everything after the log's end (up to a whole pre-zeroed journal): read ahead like the replay, or a
@@ -50,10 +60,12 @@ internal sealed unsafe class JournalRecovery : IDisposable
     // A read-only open: no file is deleted, cut or written.
     private readonly bool _readOnly;
     private TornJournalTail? _tornTail;
+    // A torn tail to cut off once the replay is done (cutting waits for the applier: an apply failure changes nothing).
+    private PendingTailCut? _pendingCut;
     private ReplayStageClock _stages;
 
     private JournalRecovery(string directory, FileHeader header, DataFile dataFile, ScratchAllocator scratch, long budgetBytes, ILogger logger,
-        bool keepSynced, bool readOnly)
+        bool keepSynced, bool readOnly, ReplayBuffers buffers)
     {
         _keepSynced = keepSynced;
         _readOnly = readOnly;
@@ -61,6 +73,8 @@ internal sealed unsafe class JournalRecovery : IDisposable
         _header = header;
         _logger = logger;
         _pages = new RecoveredPages(dataFile, scratch, budgetBytes, mayWriteDataFile: !readOnly);
+        _pipeline = new ReplayPipeline(_pages, buffers);
+        _window = new JournalReadWindow(readAhead: true, _pipeline, buffers.ChunkBytes);
         _expected = header.LastTransactionId + 1;
         _position = new JournalPosition(header.JournalSequence, header.JournalOffset);
         _highestSequence = header.JournalSequence;
@@ -72,12 +86,13 @@ internal sealed unsafe class JournalRecovery : IDisposable
     /// and are written to the data file beyond that. <paramref name="keepSynced"/> (shipping retention): journals before the
     /// header's position are kept, never read, and handed over as retained, holding transactions up to the header's.
     /// <paramref name="readOnly"/>: nothing on disk changes, and recovery needing more memory than <paramref name="budgetBytes"/>
-    /// throws <see cref="ReadOnlyOpenRefusedException"/>.
+    /// throws <see cref="ReadOnlyOpenRefusedException"/>. <paramref name="buffers"/>: <see cref="ReplayBuffers.Default"/> unless a test says.
     /// </summary>
     public static RecoveryResult Run(string directory, FileHeader header, DataFile dataFile, ScratchAllocator scratch, long budgetBytes, ILogger logger,
-        bool keepSynced = false, bool readOnly = false)
+        bool keepSynced = false, bool readOnly = false, ReplayBuffers? buffers = null)
     {
-        using var recovery = new JournalRecovery(directory, header, dataFile, scratch, budgetBytes, logger, keepSynced, readOnly);
+        using var recovery = new JournalRecovery(directory, header, dataFile, scratch, budgetBytes, logger, keepSynced, readOnly,
+            buffers ?? ReplayBuffers.Default);
         return recovery.Run();
     }
 
@@ -91,17 +106,40 @@ internal sealed unsafe class JournalRecovery : IDisposable
                 candidates[0].Sequence == _header.JournalSequence ? _header.JournalOffset : 0);
 
         PrefetchWhole(candidates);
-        for (int k = 0; k < candidates.Count; k++)
+        int tornIn = -1;
+        Exception? readFailure = null;
+        try
         {
-            if (!ReplayJournal(candidates, k))
+            for (int k = 0; k < candidates.Count; k++)
             {
-                // A torn tail: whatever follows holds nothing of this generation (checked), so it goes
-                // (only this environment's name of it: a file shared with others stays theirs).
-                for (int later = k + 1; later < candidates.Count && !_readOnly; later++)
-                    PalFileSystem.DeleteFile(candidates[later].Path);
-                break;
+                if (!ReplayJournal(candidates, k))
+                {
+                    tornIn = k;
+                    break;
+                }
+                Log.RecoveryProgress(_logger, Path.GetFileName(candidates[k].Path), _replayed, _window.BytesRead);
             }
-            Log.RecoveryProgress(_logger, Path.GetFileName(candidates[k].Path), _replayed, _window.BytesRead);
+        }
+        catch (Exception e)
+        {
+            readFailure = e;
+        }
+        // Every entry handed over before a failure of the reader was valid and is applied, as one thread applied it
+        // before meeting the failure: so a failure of the applier (on an earlier entry) is the one thrown, as it was.
+        long draining = ReplayStageClock.Now;
+        _pipeline.Finish();
+        _stages.DrainTicks = ReplayStageClock.Now - draining;
+        if (readFailure is not null)
+            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(readFailure);
+
+        // Only now, every entry applied and every scan done, does anything on disk change.
+        if (tornIn >= 0 && !_readOnly)
+        {
+            _pendingCut?.Cut(_logger);
+            // A torn tail: whatever follows holds nothing of this generation (checked), so it goes
+            // (only this environment's name of it: a file shared with others stays theirs).
+            for (int later = tornIn + 1; later < candidates.Count; later++)
+                PalFileSystem.DeleteFile(candidates[later].Path);
         }
 
         // Journals before the synced position hold only what the data file has; they can go now that recovery succeeded
@@ -128,6 +166,9 @@ internal sealed unsafe class JournalRecovery : IDisposable
         var pages = _pages.Complete(lastTransaction);
         _stages.CompleteTicks = ReplayStageClock.Now - completing;
         var elapsed = Stopwatch.GetElapsedTime(started);
+        _stages.ReaderWaitTicks = _pipeline.ReaderWaitTicks;
+        _stages.ApplyTicks = _pipeline.ApplyTicks;
+        _stages.ApplierWaitTicks = _pipeline.ApplierWaitTicks;
         if (_replayed > 0)
         {
             Log.RecoveryCompleted(_logger, _replayed, lastTransaction - _replayed + 1, lastTransaction, _window.BytesRead, runs, _pages.Spills,
@@ -254,19 +295,17 @@ internal sealed unsafe class JournalRecovery : IDisposable
                 if (transaction > _expected)
                     throw new JournalCorruptionException(path, offset, transaction,
                         $"transaction {_expected} is missing: the log jumps from {_expected - 1} to {transaction} (a journal file is missing or was cut short)");
-                long applying = ReplayStageClock.Now;
-                var pages = _pages;
-                if (_replayed == 0)
-                    pages.PrefetchDataFile();
+                long checking = ReplayStageClock.Now;
                 try
                 {
-                    _reader.Apply(entry, validation, ref pages);
+                    _checker.Check(entry, validation);
                 }
                 catch (JournalCorruptionException e)
                 {
                     throw e.InFile(path);
                 }
-                _stages.ApplyTicks += ReplayStageClock.Now - applying;
+                _pipeline.Add(path, entry, validation);
+                _stages.CheckTicks += ReplayStageClock.Now - checking;
                 _lastEntry = header;
                 _expected++;
                 _replayed++;
@@ -275,6 +314,9 @@ internal sealed unsafe class JournalRecovery : IDisposable
                 offset += validation.EntrySize;
                 _position = new JournalPosition(sequence, offset);
             }
+            // The applier gets this journal's last entries now, not after the scans below.
+            _window.Forget();
+            _pipeline.HandOverCurrent();
         }
 
         if (start == 0)
@@ -309,13 +351,8 @@ internal sealed unsafe class JournalRecovery : IDisposable
             _retained.Add(new RetainedJournal(sequence, path, _window.FileSize, lastHere, shared));
             return false;
         }
-        long discarded = _window.FileSize - offset;
-        Log.TornJournalTail(_logger, path, offset, end.Reason, discarded, _expected - 1);
-        using (var file = PalFile.Open(path, PalOpenFlags.ReadWrite))
-        {
-            file.SetSize(offset);
-            file.Sync();
-        }
+        // Cut once the replay is done (Run): until the applier has applied every entry before it, an open can still fail.
+        _pendingCut = new PendingTailCut(path, offset, end.Reason, _window.FileSize - offset, _expected - 1);
         _retained.Add(new RetainedJournal(sequence, path, offset, lastHere, shared));
         return false;
     }
@@ -328,121 +365,12 @@ internal sealed unsafe class JournalRecovery : IDisposable
         => new(path, validation.Offset, validation.Header.TransactionId,
             $"{validation.Reason}: a journal written by a Cairn build of another format version");
 
-    /// <summary>
-    /// Whether the first valid entry of this environment in the journals after <paramref name="index"/> (each
-    /// read from its start, past valid entries of others, up to its first invalid or empty block) is of the
-    /// expected transaction. A journal without one passes the question on to the next: a root's file can be
-    /// filled by its branches' entries alone, and the root's log goes on in a later file.
-    /// </summary>
-    private bool NextJournalContinues(List<(long Sequence, string Path)> journals, int index)
-    {
-        for (int next = index + 1; next < journals.Count; next++)
-        {
-            using var file = PalFile.Open(journals[next].Path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
-            _scanWindow.Reset(file);
-            for (long offset = 0; ; )
-            {
-                var entry = _scanWindow.Validate(offset, out _);
-                if (!entry.IsValid)
-                    break;
-                if (entry.Header.EnvironmentId == _header.EnvironmentId)
-                    return entry.Header.TransactionId == _expected;
-                offset += entry.EntrySize;
-            }
-        }
-        return false;
-    }
-
-    /// <summary>
-    /// A journal read from its start to its log's end whose valid entries all belong to other
-    /// environments, none of them written by this one (a root writes its branches' entries into its own
-    /// journals), is not a journal of this environment: one copied or linked into the wrong folder.
-    /// </summary>
-    private void ThrowIfAnotherEnvironmentsJournal(string path, in EntryOwners owners)
-    {
-        if (owners.Own || owners.WrittenByUs || owners.Writers is not { } writers)
-            return;
-        string who = writers.Count == 1 ? $"environment {writers[0]}" : $"environments {string.Join(", ", writers)}";
-        throw new JournalCorruptionException(path, 0, owners.FirstOthersTransaction,
-            $"none of its entries belongs to environment {_header.EnvironmentId} or was written by it; they were written by {who} " +
-            "(a journal of another environment copied or linked into this folder?)");
-    }
-
-    /// <summary>
-    /// Looks at every 4 KiB boundary after <paramref name="offset"/> (in this journal, and unless
-    /// <paramref name="sameFileOnly"/> in every later one) for a valid entry of this environment at or
-    /// after the expected transaction: if there is one, what ended the log is damage, not its end. An
-    /// entry in this journal whose write began at or before <paramref name="offset"/> does not count: it
-    /// came with the entry that broke the log, in one write (a root's, shared with its branches) that was
-    /// torn and never acknowledged, and goes with the rest of the tail.
-    /// </summary>
-    private void ThrowIfValidEntryFollows(List<(long Sequence, string Path)> journals, int index, long offset,
-        in JournalEntryValidation end, bool sameFileOnly)
-    {
-        int last = sameFileOnly ? index : journals.Count - 1;
-        for (int j = index; j <= last; j++)
-        {
-            string path = journals[j].Path;
-            using var file = PalFile.Open(path, PalOpenFlags.ReadOnly | PalOpenFlags.Sequential);
-            _tailWindow.Reset(file);
-            long position = j == index ? offset + JournalEntryHeader.Alignment : 0;
-            if (j == index && end.IsValid)
-                position = offset + end.EntrySize; // a stale entry: nothing inside it can be an entry start
-            for (; position + JournalEntryHeader.Size <= _tailWindow.FileSize; position += JournalEntryHeader.Alignment)
-            {
-                var found = _tailWindow.Validate(position, out _);
-                if (!found.IsValid || found.Header.TransactionId < _expected || found.Header.EnvironmentId != _header.EnvironmentId)
-                    continue;
-                if (j == index && position - found.Header.OffsetInWrite <= offset)
-                    continue;
-                string where = end.IsValid ? $"a stale entry of transaction {end.Header.TransactionId}" : end.Reason;
-                throw new JournalCorruptionException(journals[index].Path, offset, end.HeaderIsTrusted ? end.Header.TransactionId : -1,
-                    $"the log breaks here ({where}), yet a valid entry of transaction {found.Header.TransactionId} follows in '{path}' at offset {position}: " +
-                    "the journal is damaged in the middle, not torn at its end");
-            }
-        }
-    }
-
-    /// <summary>What a scan of one journal met besides entries of this environment.</summary>
-    private struct EntryOwners(Guid environmentId)
-    {
-        /// <summary>An entry of this environment.</summary>
-        public bool Own;
-
-        /// <summary>An entry of another environment that this one's writer put in the file (it is their root).</summary>
-        public bool WrittenByUs;
-
-        /// <summary>The first entry of another environment's transaction id.</summary>
-        public long FirstOthersTransaction;
-
-        /// <summary>The environments whose writers put entries of others in the file; null when there were none.</summary>
-        public List<Guid>? Writers;
-
-        /// <summary>Notes a valid entry; true when it is this environment's.</summary>
-        public bool IsOwn(in JournalEntryHeader header)
-        {
-            if (header.EnvironmentId == environmentId)
-            {
-                Own = true;
-                return true;
-            }
-            var writer = header.WrittenBy == Guid.Empty ? header.EnvironmentId : header.WrittenBy;
-            WrittenByUs |= writer == environmentId;
-            if (Writers is null)
-            {
-                Writers = [];
-                FirstOthersTransaction = header.TransactionId;
-            }
-            if (!Writers.Contains(writer))
-                Writers.Add(writer);
-            return false;
-        }
-    }
-
     public void Dispose()
     {
+        // The applier first: it writes into the pages until it has stopped.
+        _pipeline.Dispose();
         _pages.Dispose();
-        _reader.Dispose();
+        _checker.Dispose();
         _window.Dispose();
         _scanWindow.Dispose();
         _tailWindow.Dispose();

@@ -74,9 +74,11 @@ internal sealed unsafe class RecoveryScene : IDisposable
     public IEnumerable<byte[]> OnePageEntries(params long[] transactionIds)
         => transactionIds.Select(tx => Entries.Build(tx, (100 + tx, (int)tx)));
 
-    public RecoveryResult Recover(FileHeader? header = null, ILogger? logger = null, long budgetBytes = 64 << 20)
+    public RecoveryResult Recover(FileHeader? header = null, ILogger? logger = null, long budgetBytes = 64 << 20, bool readOnly = false,
+        ReplayBuffers? buffers = null)
     {
-        var result = JournalRecovery.Run(JournalDirectory, header ?? Header, DataFile, Scratch, budgetBytes, logger ?? NullLogger.Instance);
+        var result = JournalRecovery.Run(JournalDirectory, header ?? Header, DataFile, Scratch, budgetBytes, logger ?? NullLogger.Instance,
+            readOnly: readOnly, buffers: buffers);
         _results.Add(result);
         return result;
     }

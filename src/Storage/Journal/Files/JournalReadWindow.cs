@@ -6,7 +6,9 @@ namespace Cairn.Journal.Files;
 /// <summary>
 /// Reads a journal front to back through one reusable buffer, a few MiB at a time (the file is opened
 /// with the sequential hint, so the kernel reads ahead), and hands out pointers to whole entries:
-/// an entry larger than the window is read in one piece.
+/// an entry larger than the window is read in one piece. By default pointers stay valid until the next
+/// read; with an <see cref="IReadChunkSource"/> every chunk is read into a buffer the source hands out,
+/// so its entries stay valid as long as the source's owner keeps that buffer (a replay hands them to another thread).
 /// </summary>
 internal sealed unsafe class JournalReadWindow : IDisposable
 {
@@ -18,9 +20,13 @@ internal sealed unsafe class JournalReadWindow : IDisposable
     private const long ReadAhead = 8 * ChunkSize;
 
     private readonly bool _readAhead;
+    private readonly long _chunkSize = ChunkSize;
     private long _prefetchedUpTo;
 
-    private readonly JournalBuffer _buffer = new(ChunkSize);
+    // The buffer of the current chunk: this window's own, or the last one the source handed out.
+    private JournalBuffer _buffer;
+    // Null: the window reads every chunk into its own buffer, which it owns.
+    private readonly IReadChunkSource? _source;
     private PalFile? _file;
     private long _start;
     private long _length;
@@ -34,7 +40,27 @@ internal sealed unsafe class JournalReadWindow : IDisposable
     /// Whether to ask the OS to read ahead of this window (the replay, which reads whole journals);
     /// not for scans that look at the first entry of a file or skip through its tail.
     /// </param>
-    public JournalReadWindow(bool readAhead) => _readAhead = readAhead;
+    public JournalReadWindow(bool readAhead)
+    {
+        _readAhead = readAhead;
+        _buffer = new JournalBuffer(ChunkSize);
+    }
+
+    /// <summary>
+    /// A window that reads each chunk (<paramref name="chunkBytes"/>, or a whole entry if larger) into a buffer from
+    /// <paramref name="source"/>, which owns them.
+    /// </summary>
+    public JournalReadWindow(bool readAhead, IReadChunkSource source, long chunkBytes = ChunkSize)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(chunkBytes, JournalEntryHeader.Alignment);
+        _readAhead = readAhead;
+        _source = source;
+        _chunkSize = chunkBytes;
+        _buffer = source.Next(chunkBytes);
+    }
+
+    /// <summary>The size of the chunks this window reads (an entry larger than one is read whole).</summary>
+    public const long ChunkBytes = ChunkSize;
 
     public void Reset(PalFile file)
     {
@@ -43,6 +69,13 @@ internal sealed unsafe class JournalReadWindow : IDisposable
         _start = 0;
         _length = 0;
         _prefetchedUpTo = 0;
+    }
+
+    /// <summary>Forgets the current chunk: the next read reads anew (with a source, into the buffer it hands out then).</summary>
+    public void Forget()
+    {
+        _start = 0;
+        _length = 0;
     }
 
     /// <summary>
@@ -60,10 +93,13 @@ internal sealed unsafe class JournalReadWindow : IDisposable
             available = _start + _length - offset;
             return _buffer.Pointer + (offset - _start);
         }
-        long length = Math.Min(Math.Max(ChunkSize, need), toEnd);
+        long length = Math.Min(Math.Max(_chunkSize, need), toEnd);
         if (_readAhead)
             PrefetchBeyond(file, offset + length);
-        _buffer.EnsureCapacity(Math.Max(length, JournalEntryHeader.Alignment));
+        if (_source is not null)
+            _buffer = _source.Next(length);
+        // Nothing of the old chunk is kept: whatever is read next replaces it.
+        _buffer.EnsureCapacity(Math.Max(length, JournalEntryHeader.Alignment), keep: 0);
         long read = 0;
         while (read < length)
         {
@@ -105,5 +141,9 @@ internal sealed unsafe class JournalReadWindow : IDisposable
         return validation;
     }
 
-    public void Dispose() => _buffer.Dispose();
+    public void Dispose()
+    {
+        if (_source is null)
+            _buffer.Dispose();
+    }
 }

@@ -247,7 +247,7 @@ internal sealed unsafe class CommitPipeline : IDisposable
             foreach (var (pageNumber, run) in tx.DirtyPages)
             {
                 byte* previous = run.IsNew ? null : tx.GetCommittedPage(pageNumber);
-                _entryWriter.AddPage(pageNumber, run.PageCount, (byte*)run.Pointer, previous);
+                _entryWriter.AddPage(pageNumber, run.PageCount, (byte*)run.Pointer, previous, (DirtyRanges*)run.Ranges);
             }
             return _entryWriter.Finish(tx.Root, DateTime.UtcNow.Ticks);
         }

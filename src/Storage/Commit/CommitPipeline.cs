@@ -244,10 +244,16 @@ internal sealed unsafe class CommitPipeline : IDisposable
             foreach (var (_, run) in tx.DirtyPages)
                 pageBytes += (long)run.PageCount * StorageConstants.PageSize;
             _entryWriter.Begin(buffer, transactionId, _environmentId, pageBytes, tx.DirtyPages.Count);
+            // One run ahead, its first lines are fetched while this one is diffed.
+            var ahead = tx.DirtyPages.GetEnumerator();
+            if (ahead.MoveNext())
+                DiffPrefetch.Run(tx, ahead.Current.Key, ahead.Current.Value);
             foreach (var (pageNumber, run) in tx.DirtyPages)
             {
+                if (ahead.MoveNext())
+                    DiffPrefetch.Run(tx, ahead.Current.Key, ahead.Current.Value);
                 byte* previous = run.IsNew ? null : tx.GetCommittedPage(pageNumber);
-                _entryWriter.AddPage(pageNumber, run.PageCount, (byte*)run.Pointer, previous);
+                _entryWriter.AddPage(pageNumber, run.PageCount, (byte*)run.Pointer, previous, (DirtyRanges*)run.Ranges);
             }
             return _entryWriter.Finish(tx.Root, DateTime.UtcNow.Ticks);
         }

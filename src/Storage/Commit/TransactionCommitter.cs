@@ -37,7 +37,7 @@ internal sealed class TransactionCommitter : IDisposable
     private readonly ScratchBudget _budget;
     private readonly FailureLatch _failure;
     // The BeginWrite transaction's dirty-page map and freed list, reused (under the write lock): no allocation per commit.
-    private readonly Dictionary<long, LowLevelTransaction.DirtyRun> _userDirtyPages = [];
+    private readonly DirtyPageMap _userDirtyPages = new();
     private readonly List<(long, int)> _userFreedPages = [];
     // A BeginWrite transaction is open (as opposed to the merger, Verify or a replica's apply holding the write lock).
     private volatile bool _userWriterOpen;
@@ -112,7 +112,7 @@ internal sealed class TransactionCommitter : IDisposable
     }
 
     /// <summary>A write transaction on <paramref name="state"/>, keeping its changes in the caller's reused collections.</summary>
-    public LowLevelTransaction OpenTransaction(EnvironmentState state, Dictionary<long, LowLevelTransaction.DirtyRun> dirty,
+    public LowLevelTransaction OpenTransaction(EnvironmentState state, DirtyPageMap dirty,
         List<(long, int)> freed)
         => LowLevelTransaction.ForWriting(_dataFile, _scratch, state, _freeSpace, dirty, freed);
 

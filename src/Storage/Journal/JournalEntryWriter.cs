@@ -66,9 +66,11 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
     /// an overflow run) as it is now, <paramref name="current"/>. <paramref name="previous"/> is the
     /// run as it was before this transaction, or null for a run this transaction allocated; when
     /// given it must be what the data file will hold at replay (some version of the run at or after
-    /// it), which the diff is against. Returns the encoding chosen.
+    /// it), which the diff is against. <paramref name="changed"/> (null: unknown): the byte ranges outside which
+    /// <paramref name="current"/> equals <paramref name="previous"/>, where the diff looks for changes
+    /// (<see cref="DirtyRangeChecks"/> verifies that claim when on). Returns the encoding chosen.
     /// </summary>
-    public PageRecordEncoding AddPage(long pageNumber, int pageCount, byte* current, byte* previous)
+    public PageRecordEncoding AddPage(long pageNumber, int pageCount, byte* current, byte* previous, DirtyRanges* changed = null)
     {
         var output = _output ?? throw new InvalidOperationException("Begin an entry first.");
         ArgumentOutOfRangeException.ThrowIfLessThan(pageNumber, PageRecordHeader.FirstJournaledPage);
@@ -83,8 +85,10 @@ internal sealed unsafe class JournalEntryWriter : IDisposable
         int encodedLength = length;
         if (previous != null)
         {
+            if (changed != null && DirtyRangeChecks.Enabled)
+                DirtyRangeChecks.Verify(pageNumber, current, previous, length, changed);
             // Ties go to the full image, which does not depend on the base.
-            int diff = PageDiffEncoder.Encode(current, previous, length, output.Pointer + dataStart, length - 1);
+            int diff = PageDiffEncoder.Encode(current, previous, length, output.Pointer + dataStart, length - 1, changed);
             if (diff >= 0)
             {
                 encoding = PageRecordEncoding.Diff;

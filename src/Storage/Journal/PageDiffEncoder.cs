@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using Cairn.Paging;
 
 namespace Cairn.Journal;
 
@@ -23,16 +24,23 @@ internal static unsafe class PageDiffEncoder
     /// <paramref name="current"/>, both <paramref name="length"/> bytes, to
     /// <paramref name="destination"/>; returns the bytes written, or −1 as soon as they would exceed
     /// <paramref name="limit"/> (nothing past <c>destination + limit</c> is ever written).
+    /// <paramref name="changed"/> (diffs against a previous version only; null: the whole run): ranges outside which
+    /// the two are known to be equal, so a difference is looked for only inside them. The ops are the same either
+    /// way: a changed stretch is still followed to its end byte by byte, wherever that lies.
     /// </summary>
     // A kernel run on every commit: optimized from its first call (tier-0 code is many times slower).
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public static int Encode(byte* current, byte* previous, int length, byte* destination, int limit)
+    public static int Encode(byte* current, byte* previous, int length, byte* destination, int limit, DirtyRanges* changed = null)
     {
         var emitter = new Emitter(current, destination, limit, zeroBase: previous == null);
+        if (previous == null)
+            changed = null;
         int position = 0;
         while (position < length)
         {
-            int start = EqualRuns.FirstDifference(current, previous, position, length);
+            int start = changed == null
+                ? EqualRuns.FirstDifference(current, previous, position, length)
+                : FirstDifferenceIn(changed, current, previous, position, length);
             if (start < 0)
                 break;
             int end;
@@ -54,6 +62,26 @@ internal static unsafe class PageDiffEncoder
             position = end;
         }
         return emitter.Finish() ? emitter.Written : -1;
+    }
+
+    /// <summary>The first difference at or after <paramref name="position"/> inside <paramref name="changed"/> (sorted ranges); -1 if none.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int FirstDifferenceIn(DirtyRanges* changed, byte* current, byte* previous, int position, int length)
+    {
+        int count = changed->Count;
+        for (int k = 0; k < count; k++)
+        {
+            int end = Math.Min(changed->End(k), length);
+            if (end <= position)
+                continue;
+            int start = Math.Max(changed->Start(k), position);
+            if (start >= end)
+                continue;
+            int difference = EqualRuns.FirstDifference(current, previous, start, end);
+            if (difference >= 0)
+                return difference;
+        }
+        return -1;
     }
 
     /// <summary>Merges changed ranges separated by short gaps and writes them as ops.</summary>

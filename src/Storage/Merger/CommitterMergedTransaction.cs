@@ -7,7 +7,7 @@ namespace Cairn.Merger;
 internal sealed class CommitterMergedTransaction<TTransaction>(TransactionCommitter committer, IMergedTransactionShell<TTransaction> shell)
     : IMergedTransaction<TTransaction> where TTransaction : class
 {
-    private readonly Dictionary<long, LowLevelTransaction.DirtyRun> _dirty = [];
+    private readonly DirtyPageMap _dirty = new();
     private readonly List<(long, int)> _freed = [];
     private readonly PreparedCommit _commit = new();
     // Kept from transaction to transaction with its low-level transaction (reopened, not reallocated): a merged

@@ -22,7 +22,7 @@ internal static unsafe class EnvironmentFormatter
         dataFile.EnsureCapacity(InitialPages);
         using var view = dataFile.Map();
         var empty = new EnvironmentState(0, 0, PageTable.Empty, new RootRecord(DataFile.HeaderPages, DirectoryPage, default), view, Journal.JournalPosition.None);
-        var dirty = new Dictionary<long, LowLevelTransaction.DirtyRun>();
+        var dirty = new DirtyPageMap();
         var freeSpace = FreeSpaceMap.CreateEmpty(DirectoryPage);
         var tx = LowLevelTransaction.ForWriting(dataFile, scratch, empty, freeSpace, dirty, []);
         try
@@ -66,13 +66,13 @@ internal static unsafe class EnvironmentFormatter
 
         public byte* GetPage(long pageNumber) => _tx.GetPage(pageNumber);
 
-        public byte* ModifyPage(long pageNumber) => _tx.ModifyPage(pageNumber);
+        public WritablePage ModifyPage(long pageNumber) => _tx.ModifyPage(pageNumber);
 
-        public byte* AllocatePages(int count, out long pageNumber)
+        public WritablePage AllocatePages(int count, out long pageNumber)
         {
             pageNumber = _next;
             _next += count;
-            return _tx.CreatePages(pageNumber, count);
+            return _tx.CreateRun(pageNumber, count);
         }
 
         public void FreePages(long pageNumber, int count)

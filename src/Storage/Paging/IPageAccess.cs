@@ -18,14 +18,17 @@ internal unsafe interface IPageAccess
     /// </summary>
     byte* GetPage(long pageNumber);
 
-    /// <summary>A writable copy of the page private to this transaction; the same pointer on every call for that page.</summary>
-    byte* ModifyPage(long pageNumber);
+    /// <summary>
+    /// A writable copy of the page private to this transaction; the same page on every call for that page. Every
+    /// write into it is recorded on it (<see cref="WritablePage.Wrote(byte*, int)"/>): the journal diffs only those bytes.
+    /// </summary>
+    WritablePage ModifyPage(long pageNumber);
 
     /// <summary>
     /// Allocates <paramref name="count"/> contiguous pages, zero-filled, with <see cref="PageHeader.PageNumber"/> set;
     /// the whole run is writable at the returned pointer.
     /// </summary>
-    byte* AllocatePages(int count, out long pageNumber);
+    WritablePage AllocatePages(int count, out long pageNumber);
 
     /// <summary>Returns a page or run to free space; it becomes reusable once no reader can still see it.</summary>
     void FreePages(long pageNumber, int count);

@@ -15,23 +15,25 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess, IFreeSpacePages
     private readonly DataFile _dataFile;
     private readonly ScratchAllocator _scratch;
     private readonly FreeSpaceMap? _freeSpace;
-    private readonly Dictionary<long, DirtyRun> _dirty;
+    private readonly DirtyPageMap _dirty;
     private readonly List<(long PageNumber, int Count)> _freed;
     private EnvironmentState _state;
     private long _nextPageNumber;
 
     // Readers never write to these (every mutation checks IsWritable first), so they can share them.
-    private static readonly Dictionary<long, DirtyRun> s_readerDirtyPages = [];
+    private static readonly DirtyPageMap s_readerDirtyPages = new();
     private static readonly List<(long, int)> s_readerFreedPages = [];
 
     /// <summary>
     /// A page (run) this transaction created or modified, private to it until commit. <see cref="IsNew"/>:
     /// allocated by this transaction, so it has no previous version to diff its journal record against.
+    /// <see cref="Ranges"/>: a <see cref="DirtyRanges"/>* in the map's store, the bytes written since the copy
+    /// (a new run's is whole).
     /// </summary>
-    internal readonly record struct DirtyRun(nint Pointer, int PageCount, bool IsNew);
+    internal readonly record struct DirtyRun(nint Pointer, int PageCount, bool IsNew, nint Ranges);
 
     private LowLevelTransaction(DataFile dataFile, ScratchAllocator scratch, EnvironmentState state, FreeSpaceMap? freeSpace,
-        Dictionary<long, DirtyRun>? dirty, List<(long, int)>? freed)
+        DirtyPageMap? dirty, List<(long, int)>? freed)
     {
         _dataFile = dataFile;
         _scratch = scratch;
@@ -49,7 +51,7 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess, IFreeSpacePages
 
     /// <summary>The writer reuses one dictionary and list across transactions: no allocation per commit.</summary>
     public static LowLevelTransaction ForWriting(DataFile dataFile, ScratchAllocator scratch, EnvironmentState state,
-        FreeSpaceMap freeSpace, Dictionary<long, DirtyRun> dirty, List<(long, int)> freed)
+        FreeSpaceMap freeSpace, DirtyPageMap dirty, List<(long, int)> freed)
         => new(dataFile, scratch, state, freeSpace, dirty, freed);
 
     public bool IsWritable { get; }
@@ -64,7 +66,7 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess, IFreeSpacePages
     /// <summary>Where the data starts as of this transaction: what its journal entry records and its state publishes.</summary>
     public RootRecord Root => new(_nextPageNumber, _state.FreeSpaceDirectoryPage, RootTree);
 
-    public Dictionary<long, DirtyRun> DirtyPages => _dirty;
+    public DirtyPageMap DirtyPages => _dirty;
 
     public List<(long PageNumber, int Count)> FreedPages => _freed;
 
@@ -118,36 +120,59 @@ internal sealed unsafe class LowLevelTransaction : IPageAccess, IFreeSpacePages
         return _dataFile.GetPage(_state.View, pageNumber);
     }
 
-    public byte* ModifyPage(long pageNumber)
+    public WritablePage ModifyPage(long pageNumber)
     {
         EnsureWritable();
         if (_dirty.TryGetValue(pageNumber, out var run))
-            return (byte*)run.Pointer;
+            return new WritablePage((byte*)run.Pointer, (DirtyRanges*)run.Ranges);
         byte* committed = GetPage(pageNumber);
         int count = PageChecksum.RunLength(committed);
         byte* copy = _scratch.Allocate(count);
         Buffer.MemoryCopy(committed, copy, (long)count * StorageConstants.PageSize, (long)count * StorageConstants.PageSize);
-        _dirty[pageNumber] = new DirtyRun((nint)copy, count, IsNew: false);
+        DirtyRanges* ranges = RentRanges();
+        ranges->StartWithHeader();
+        _dirty[pageNumber] = new DirtyRun((nint)copy, count, IsNew: false, (nint)ranges);
         DirtyPageTotal += count;
-        return copy;
+        return new WritablePage(copy, ranges);
     }
 
-    public byte* AllocatePages(int count, out long pageNumber)
+    /// <summary>The free-space map writes its pages without recording where: they are diffed whole (a few per commit).</summary>
+    byte* IFreeSpacePages.ModifyPage(long pageNumber)
+    {
+        var page = ModifyPage(pageNumber);
+        page.WroteAnywhere();
+        return page.Bytes;
+    }
+
+    public WritablePage AllocatePages(int count, out long pageNumber)
     {
         EnsureWritable();
         ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);
         pageNumber = _freeSpace!.Allocate(this, count, ref _nextPageNumber);
-        return CreatePages(pageNumber, count);
+        return CreateRun(pageNumber, count);
     }
 
     /// <summary>A zeroed page run at a number the caller has already reserved.</summary>
-    public byte* CreatePages(long pageNumber, int count)
+    public byte* CreatePages(long pageNumber, int count) => CreateRun(pageNumber, count).Bytes;
+
+    /// <summary>A new run: no previous version, so its journal record does not use its ranges (kept whole).</summary>
+    public WritablePage CreateRun(long pageNumber, int count)
     {
         byte* page = _scratch.AllocateZeroed(count);
         ((PageHeader*)page)->PageNumber = pageNumber;
-        _dirty[pageNumber] = new DirtyRun((nint)page, count, IsNew: true);
+        DirtyRanges* ranges = RentRanges();
+        ranges->SetWhole();
+        _dirty[pageNumber] = new DirtyRun((nint)page, count, IsNew: true, (nint)ranges);
         DirtyPageTotal += count;
-        return page;
+        return new WritablePage(page, ranges);
+    }
+
+    /// <summary>A range set for a run about to be added; an empty map has none in use, so the store starts over.</summary>
+    private DirtyRanges* RentRanges()
+    {
+        if (_dirty.Count == 0)
+            _dirty.Ranges.Clear();
+        return _dirty.Ranges.Rent();
     }
 
     public void FreePages(long pageNumber, int count)

@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using Cairn.Paging;
 
 namespace Cairn.Trees;
 
@@ -42,12 +43,12 @@ internal sealed unsafe partial class BTree
 
         bool overflow = TreePage.NeedsOverflow(key.Length, value.Length);
         int nodeSize = TreePage.LeafNodeSize(key.Length, value.Length, overflow);
-        leaf = _pages.ModifyPage(leafPage);
+        WritablePage writable = _pages.ModifyPage(leafPage);
         long overflowPage = overflow ? WriteOverflow(value) : 0;
         _state.EntryCount++;
-        if (TreePage.TryReserve(leaf, nodeSize + sizeof(ushort)))
+        if (TreePage.TryReserve(writable, nodeSize + sizeof(ushort)))
         {
-            TreePage.WriteLeafNode(TreePage.AppendSlot(leaf, nodeSize), key, value, overflowPage, overflow);
+            TreePage.WriteLeafNode(TreePage.AppendSlot(writable, nodeSize), key, value, overflowPage, overflow);
             _lastInsertPage = leafPage;
             _lastInsertIndex = count;
             MarkModified();

@@ -19,7 +19,7 @@ internal sealed unsafe partial class BTree
         if (!found)
             return false;
 
-        byte* leaf = _pages.ModifyPage(path.Pages[path.LeafLevel]);
+        WritablePage leaf = _pages.ModifyPage(path.Pages[path.LeafLevel]);
         byte* node = TreePage.Node(leaf, index);
         if (TreePage.IsOverflow(node))
             FreeOverflow(node);
@@ -74,12 +74,14 @@ internal sealed unsafe partial class BTree
     /// </summary>
     private void Unlink(long parentNumber, int childIndex, long childNumber, bool leaf)
     {
-        byte* parent = _pages.ModifyPage(parentNumber);
+        WritablePage parent = _pages.ModifyPage(parentNumber);
         TreePage.RemoveSlot(parent, childIndex, TreePage.BranchNodeSize(TreePage.Node(parent, childIndex)));
         if (childIndex == 0 && TreePage.Count(parent) > 0)
         {
             // The next child now covers the removed one's (empty) range as well; its key bytes become a hole.
-            ((BranchNodeHeader*)TreePage.Node(parent, 0))->KeySize = 0;
+            var first = (BranchNodeHeader*)TreePage.Node(parent, 0);
+            first->KeySize = 0;
+            parent.Wrote((byte*)&first->KeySize, sizeof(ushort));
         }
         _pages.FreePages(childNumber, 1);
         if (leaf)
@@ -105,8 +107,8 @@ internal sealed unsafe partial class BTree
     /// <summary>Moves every node of the right page onto the left one, drops the right page's separator and frees it.</summary>
     private void MergeRightIntoLeft(long parentNumber, int rightIndex, long leftNumber, long rightNumber)
     {
-        byte* left = _pages.ModifyPage(leftNumber);
-        byte* parent = _pages.ModifyPage(parentNumber);
+        WritablePage left = _pages.ModifyPage(leftNumber);
+        WritablePage parent = _pages.ModifyPage(parentNumber);
         byte* right = _pages.GetPage(rightNumber);
         bool leaf = TreePage.IsLeaf(right);
         byte* separatorNode = TreePage.Node(parent, rightIndex);

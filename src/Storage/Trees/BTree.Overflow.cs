@@ -12,6 +12,7 @@ internal sealed unsafe partial class BTree
     private long WriteOverflow(ReadOnlySpan<byte> value)
     {
         int count = OverflowPageCount(value.Length);
+        // A new run: diffed against zeros whole, so its writes need no record.
         byte* run = _pages.AllocatePages(count, out long firstPage);
         var header = (PageHeader*)run;
         header->Flags = PageFlags.Overflow;

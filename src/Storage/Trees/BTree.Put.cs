@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using Cairn.Paging;
 
 namespace Cairn.Trees;
 
@@ -17,7 +18,7 @@ internal sealed unsafe partial class BTree
         int index = FindPath(key, ref path, out bool found);
         bool overflow = TreePage.NeedsOverflow(key.Length, value.Length);
         int nodeSize = TreePage.LeafNodeSize(key.Length, value.Length, overflow);
-        byte* leaf = _pages.ModifyPage(path.Pages[path.LeafLevel]);
+        WritablePage leaf = _pages.ModifyPage(path.Pages[path.LeafLevel]);
 
         if (found)
         {
@@ -28,6 +29,7 @@ internal sealed unsafe partial class BTree
             if (oldSize == nodeSize)
             {
                 // Same footprint: rewrite in place, the slot and page shape stay as they are.
+                leaf.Wrote(old, oldSize);
                 TreePage.WriteLeafNode(old, key, value, overflow ? WriteOverflow(value) : 0, overflow);
                 MarkModified();
                 return;

@@ -22,7 +22,7 @@ internal sealed unsafe partial class BTree
         while (true)
         {
             long pageNumber = path.Pages[level];
-            byte* page = _pages.ModifyPage(pageNumber);
+            WritablePage page = _pages.ModifyPage(pageNumber);
             bool leaf = level == path.LeafLevel;
             // An ascending run (this insert right after the previous one on the same leaf, or a separator from such
             // a split below) splits where the insert goes, so the pages it leaves behind are full instead of half
@@ -54,7 +54,7 @@ internal sealed unsafe partial class BTree
             spare = other;
             other = node;
 
-            byte* parent = _pages.ModifyPage(path.Pages[level]);
+            WritablePage parent = _pages.ModifyPage(path.Pages[level]);
             if (TreePage.TryReserve(parent, separatorSize + sizeof(ushort)))
             {
                 Buffer.MemoryCopy(node, TreePage.InsertSlot(parent, index, separatorSize), separatorSize, separatorSize);
@@ -81,11 +81,11 @@ internal sealed unsafe partial class BTree
     /// first key, into <paramref name="separator"/>; returns the sibling's page number.
     /// </summary>
     [SkipLocalsInit]
-    private long SplitPage(byte* page, int index, byte* node, int splitAt, byte* separator, out int separatorSize)
+    private long SplitPage(WritablePage page, int index, byte* node, int splitAt, byte* separator, out int separatorSize)
     {
         bool leaf = TreePage.IsLeaf(page);
         int count = TreePage.Count(page);
-        byte* right = _pages.AllocatePages(1, out long rightPage);
+        WritablePage right = _pages.AllocatePages(1, out long rightPage);
         TreePage.Initialize(right, leaf ? PageFlags.Leaf : PageFlags.Branch);
         if (leaf)
             _state.LeafPages++;
@@ -102,7 +102,7 @@ internal sealed unsafe partial class BTree
         int total = count + 1;
 
         byte* copy = stackalloc byte[StorageConstants.PageSize];
-        Buffer.MemoryCopy(page, copy, StorageConstants.PageSize, StorageConstants.PageSize);
+        Buffer.MemoryCopy(page.Bytes, copy, StorageConstants.PageSize, StorageConstants.PageSize);
 
         byte* first = Entry(copy, index, node, splitAt);
         ReadOnlySpan<byte> separatorKey = leaf ? TreePage.LeafKey(first) : TreePage.BranchKey(first);
@@ -133,7 +133,7 @@ internal sealed unsafe partial class BTree
     }
 
     /// <summary>An append split's new page: the new node alone (keyless on a branch, its key moving up as the separator).</summary>
-    private static void StartWithOnly(byte* right, byte* node, bool leaf, byte* separator, long rightPage, out int separatorSize)
+    private static void StartWithOnly(WritablePage right, byte* node, bool leaf, byte* separator, long rightPage, out int separatorSize)
     {
         ReadOnlySpan<byte> separatorKey = leaf ? TreePage.LeafKey(node) : TreePage.BranchKey(node);
         TreePage.WriteBranchNode(separator, separatorKey, rightPage);
@@ -220,7 +220,7 @@ internal sealed unsafe partial class BTree
     /// <summary>The root split: a new root branch over the old root and its new sibling.</summary>
     private void GrowRoot(long oldRootPage, byte* separator, int separatorSize)
     {
-        byte* root = _pages.AllocatePages(1, out long rootPage);
+        WritablePage root = _pages.AllocatePages(1, out long rootPage);
         TreePage.Initialize(root, PageFlags.Branch);
         TreePage.WriteBranchNode(TreePage.AppendSlot(root, BranchNodeHeader.Size), default, oldRootPage);
         Buffer.MemoryCopy(separator, TreePage.AppendSlot(root, separatorSize), separatorSize, separatorSize);

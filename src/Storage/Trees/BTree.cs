@@ -46,7 +46,7 @@ internal sealed unsafe partial class BTree
     /// <summary>Allocates the root leaf of a new, empty tree.</summary>
     public static TreeState CreateEmpty(IPageAccess pages)
     {
-        byte* root = pages.AllocatePages(1, out long rootPage);
+        WritablePage root = pages.AllocatePages(1, out long rootPage);
         TreePage.Initialize(root, PageFlags.Leaf);
         return new TreeState { RootPage = rootPage, Depth = 1, LeafPages = 1 };
     }

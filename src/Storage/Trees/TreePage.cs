@@ -8,7 +8,9 @@ namespace Cairn.Trees;
 /// <summary>
 /// Slotted-page primitives shared by leaf and branch pages: a slot array of node offsets grows up
 /// from the header, node bytes grow down from the page end. Callers pass pointers they obtained
-/// for the current operation and never keep them across a modification of the same page.
+/// for the current operation and never keep them across a modification of the same page. Primitives that
+/// write take a <see cref="WritablePage"/> and record the bytes they touch (the header needs no record: it is
+/// always in a dirty page's ranges), including the node bytes a caller is handed to fill.
 /// </summary>
 internal static unsafe class TreePage
 {
@@ -21,18 +23,18 @@ internal static unsafe class TreePage
     /// <summary>Largest node a leaf page ever holds.</summary>
     public const int MaxLeafNodeSize = StorageConstants.MaxInlineNodeSize;
 
-    public static void Initialize(byte* page, PageFlags flags)
+    public static void Initialize(WritablePage page, PageFlags flags)
     {
-        var header = (PageHeader*)page;
+        var header = (PageHeader*)page.Bytes;
         header->Flags = flags;
         header->Lower = PageHeader.Size;
         header->Upper = StorageConstants.PageSize;
     }
 
     /// <summary>Forgets all nodes but keeps the header identity (number, flags).</summary>
-    public static void Clear(byte* page)
+    public static void Clear(WritablePage page)
     {
-        var header = (PageHeader*)page;
+        var header = (PageHeader*)page.Bytes;
         header->Lower = PageHeader.Size;
         header->Upper = StorageConstants.PageSize;
     }
@@ -236,9 +238,9 @@ internal static unsafe class TreePage
     /// Opens slot <paramref name="index"/> for a node of <paramref name="nodeSize"/> bytes and returns where
     /// to write it. The caller has checked that <see cref="ContiguousFree"/> covers the node and its slot.
     /// </summary>
-    public static byte* InsertSlot(byte* page, int index, int nodeSize)
+    public static byte* InsertSlot(WritablePage page, int index, int nodeSize)
     {
-        var header = (PageHeader*)page;
+        var header = (PageHeader*)page.Bytes;
         int count = Count(page);
         ushort* slots = Slots(page);
         if (index < count)
@@ -246,46 +248,53 @@ internal static unsafe class TreePage
         header->Upper = (ushort)(header->Upper - nodeSize);
         slots[index] = header->Upper;
         header->Lower += sizeof(ushort);
-        return page + header->Upper;
+        page.WroteRange(PageHeader.Size + index * sizeof(ushort), header->Lower);
+        page.WroteRange(header->Upper, header->Upper + nodeSize);
+        return page.Bytes + header->Upper;
     }
 
     /// <summary>Appends a copy of a node after the last slot; space is the caller's concern.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static byte* AppendSlot(byte* page, int nodeSize)
+    public static byte* AppendSlot(WritablePage page, int nodeSize)
     {
-        var header = (PageHeader*)page;
+        var header = (PageHeader*)page.Bytes;
         header->Upper = (ushort)(header->Upper - nodeSize);
-        *(ushort*)(page + header->Lower) = header->Upper;
+        *(ushort*)(page.Bytes + header->Lower) = header->Upper;
         header->Lower += sizeof(ushort);
-        return page + header->Upper;
+        page.WroteRange(header->Lower - sizeof(ushort), header->Lower);
+        page.WroteRange(header->Upper, header->Upper + nodeSize);
+        return page.Bytes + header->Upper;
     }
 
     /// <summary>
     /// Drops slot <paramref name="index"/>. The node's bytes become a hole unless they sit at Upper,
     /// where they are reclaimed at once; holes are reclaimed by <see cref="Compact"/>.
     /// </summary>
-    public static void RemoveSlot(byte* page, int index, int nodeSize)
+    public static void RemoveSlot(WritablePage page, int index, int nodeSize)
     {
-        var header = (PageHeader*)page;
+        var header = (PageHeader*)page.Bytes;
         int count = Count(page);
         ushort* slots = Slots(page);
         if (slots[index] == header->Upper)
             header->Upper = (ushort)(header->Upper + nodeSize);
         int after = count - index - 1;
         if (after > 0)
+        {
             Buffer.MemoryCopy(slots + index + 1, slots + index, after * sizeof(ushort), after * sizeof(ushort));
+            page.Wrote((byte*)(slots + index), after * sizeof(ushort));
+        }
         header->Lower -= sizeof(ushort);
     }
 
     /// <summary>Rewrites the nodes contiguously against the page end so all free bytes lie between Lower and Upper.</summary>
     [SkipLocalsInit]
     [MethodImpl(MethodImplOptions.NoInlining)]
-    public static void Compact(byte* page)
+    public static void Compact(WritablePage page)
     {
         byte* copy = stackalloc byte[StorageConstants.PageSize];
-        var header = (PageHeader*)page;
+        var header = (PageHeader*)page.Bytes;
         int upper = header->Upper;
-        Buffer.MemoryCopy(page + upper, copy + upper, StorageConstants.PageSize - upper, StorageConstants.PageSize - upper);
+        Buffer.MemoryCopy(page.Bytes + upper, copy + upper, StorageConstants.PageSize - upper, StorageConstants.PageSize - upper);
         int count = Count(page);
         bool leaf = IsLeaf(page);
         ushort* slots = Slots(page);
@@ -295,14 +304,16 @@ internal static unsafe class TreePage
             byte* node = copy + slots[i];
             int size = leaf ? LeafNodeSize(node) : BranchNodeSize(node);
             top -= size;
-            Buffer.MemoryCopy(node, page + top, size, size);
+            Buffer.MemoryCopy(node, page.Bytes + top, size, size);
             slots[i] = (ushort)top;
         }
         header->Upper = (ushort)top;
+        page.WroteRange(PageHeader.Size, header->Lower);
+        page.WroteRange(top, StorageConstants.PageSize);
     }
 
     /// <summary>Makes <paramref name="bytes"/> contiguous free bytes if the page has that many at all.</summary>
-    public static bool TryReserve(byte* page, int bytes)
+    public static bool TryReserve(WritablePage page, int bytes)
     {
         if (ContiguousFree(page) >= bytes)
             return true;

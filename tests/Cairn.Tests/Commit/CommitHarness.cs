@@ -27,7 +27,7 @@ internal sealed unsafe class CommitHarness : IDisposable
     private static readonly TimeSpan LockWait = TimeSpan.FromSeconds(5);
 
     private readonly TestDirectory _directory;
-    private readonly Dictionary<long, LowLevelTransaction.DirtyRun> _dirty = [];
+    private readonly DirtyPageMap _dirty = new();
     private readonly List<(long, int)> _freed = [];
     private readonly int _writerSlot;
 

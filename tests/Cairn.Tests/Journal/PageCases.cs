@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using Cairn.Paging;
 using Cairn.Trees;
+using Cairn.Tests.Support;
 using FsCheck;
 using FsCheck.Fluent;
 
@@ -88,7 +89,7 @@ public static unsafe class PageImages
         fixed (byte* p = page)
         {
             ((PageHeader*)p)->PageNumber = pageNumber;
-            TreePage.Initialize(p, PageFlags.Leaf);
+            TreePage.Initialize(LoosePage.Of(p), PageFlags.Leaf);
             while (TreePage.UsableSpace - TreePage.UsedBytes(p) > (1 - fill) * TreePage.UsableSpace + 130)
             {
                 if (!InsertRandomNode(p, random, 16, 100))
@@ -149,10 +150,10 @@ public static unsafe class PageImages
                     for (int i = 0; i < Math.Min(amount, 6) && TreePage.Count(p) > 0; i++)
                     {
                         int index = random.Next(TreePage.Count(p));
-                        TreePage.RemoveSlot(p, index, TreePage.LeafNodeSize(TreePage.Node(p, index)));
+                        TreePage.RemoveSlot(LoosePage.Of(p), index, TreePage.LeafNodeSize(TreePage.Node(p, index)));
                     }
                     if (change == ChangeKind.LeafCompact)
-                        TreePage.Compact(p);
+                        TreePage.Compact(LoosePage.Of(p));
                     ((PageHeader*)p)->Checksum = (ulong)random.NextInt64();
                 }
                 break;
@@ -198,12 +199,12 @@ public static unsafe class PageImages
         random.NextBytes(key);
         random.NextBytes(value);
         int size = TreePage.LeafNodeSize(keySize, valueSize, overflow: false);
-        if (!TreePage.TryReserve(page, size + sizeof(ushort)))
+        if (!TreePage.TryReserve(LoosePage.Of(page), size + sizeof(ushort)))
             return false;
         int index = TreePage.SearchLeaf(page, key, out bool found);
         if (found)
             return true;
-        byte* node = TreePage.InsertSlot(page, index, size);
+        byte* node = TreePage.InsertSlot(LoosePage.Of(page), index, size);
         TreePage.WriteLeafNode(node, key, value, 0, overflow: false);
         return true;
     }

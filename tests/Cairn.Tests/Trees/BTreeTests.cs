@@ -400,7 +400,7 @@ public unsafe class BTreeTests
         for (int i = 0; i < 1000; i++)
             h.Put(TreeHarness.Key(i), TreeHarness.Value(i, 10));
         long leaf = TreePage.BranchChild(h.Pages.GetPage(h.Tree.State.RootPage), 0);
-        ((PageHeader*)h.Pages.ModifyPage(leaf))->Flags = PageFlags.FreeSpaceBitmap;
+        ((PageHeader*)h.Pages.ModifyPage(leaf).Bytes)->Flags = PageFlags.FreeSpaceBitmap;
         var error = Assert.Throws<TreeCorruptionException>(() => h.Tree.TryGet(TreeHarness.Key(0), out _));
         Assert.Equal(leaf, error.PageNumber);
         Assert.Throws<TreeCorruptionException>(() => new BTreeCursor(h.Tree).First());

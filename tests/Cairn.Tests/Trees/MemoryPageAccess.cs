@@ -7,7 +7,8 @@ namespace Cairn.Tests.Trees;
 /// An in-memory <see cref="IPageAccess"/> with the copy-on-write behaviour of a write transaction:
 /// <see cref="ModifyPage"/> copies a committed page elsewhere, so tree code that keeps reading a stale
 /// pointer sees old bytes. <see cref="Commit"/> makes the copies the committed pages and checks that no
-/// committed page was written in place. Misuse (double free, wrong run length, touching an
+/// committed page was written in place, and that every modified page changed only inside the ranges its
+/// writes recorded (<see cref="DirtyRangeChecks.Verify"/>, counted in <see cref="CheckedPages"/>). Misuse (double free, wrong run length, touching an
 /// unallocated page, modifying an overflow run) throws. Freed memory is poisoned. Allocation-free in
 /// steady state when constructed with enough capacity.
 /// </summary>
@@ -22,6 +23,9 @@ internal sealed unsafe class MemoryPageAccess : IPageAccess, IDisposable
     private ulong[] _committedHash;
     private int[] _committedLength;
     private int[] _runLength;
+    // The recorded write ranges of each dirty page (a DirtyRanges* in _rangeStore), indexed by page number.
+    private nint[] _ranges;
+    private readonly DirtyRangeStore _rangeStore = new();
     private long _nextPage = 1; // page 0 stands for the file header and is never handed out
     private readonly Stack<long> _reusable;
     private readonly List<(long First, int Count)> _freedThisTransaction;
@@ -35,6 +39,7 @@ internal sealed unsafe class MemoryPageAccess : IPageAccess, IDisposable
         _committedHash = new ulong[capacity];
         _committedLength = new int[capacity];
         _runLength = new int[capacity];
+        _ranges = new nint[capacity];
         _reusable = new Stack<long>(capacity);
         _freedThisTransaction = new List<(long, int)>(capacity);
         _dirtyPages = new List<long>(capacity);
@@ -48,6 +53,12 @@ internal sealed unsafe class MemoryPageAccess : IPageAccess, IDisposable
 
     public long ModifyCalls { get; private set; }
 
+    /// <summary>Modified pages whose changes <see cref="Commit"/> found inside their recorded ranges.</summary>
+    public long CheckedPages { get; private set; }
+
+    /// <summary>The recorded ranges of a page modified or allocated since the last <see cref="Commit"/>.</summary>
+    public DirtyRanges* RangesOf(long pageNumber) => (DirtyRanges*)_ranges[pageNumber];
+
     public byte* GetPage(long pageNumber)
     {
         CheckRunStart(pageNumber, "GetPage");
@@ -55,7 +66,7 @@ internal sealed unsafe class MemoryPageAccess : IPageAccess, IDisposable
         return (byte*)(dirty != 0 ? dirty : _committed[pageNumber]);
     }
 
-    public byte* ModifyPage(long pageNumber)
+    public WritablePage ModifyPage(long pageNumber)
     {
         CheckWritable();
         CheckRunStart(pageNumber, "ModifyPage");
@@ -63,15 +74,18 @@ internal sealed unsafe class MemoryPageAccess : IPageAccess, IDisposable
             throw new InvalidOperationException($"ModifyPage({pageNumber}) on a {_runLength[pageNumber]}-page overflow run.");
         ModifyCalls++;
         if (_dirty[pageNumber] != 0)
-            return (byte*)_dirty[pageNumber];
+            return new WritablePage((byte*)_dirty[pageNumber], (DirtyRanges*)_ranges[pageNumber]);
         byte* dirty = (byte*)NativeMemory.Alloc(PageSize);
         Buffer.MemoryCopy((byte*)_committed[pageNumber], dirty, PageSize, PageSize);
         _dirty[pageNumber] = (nint)dirty;
         _dirtyPages.Add(pageNumber);
-        return dirty;
+        DirtyRanges* ranges = _rangeStore.Rent();
+        ranges->StartWithHeader();
+        _ranges[pageNumber] = (nint)ranges;
+        return new WritablePage(dirty, ranges);
     }
 
-    public byte* AllocatePages(int count, out long pageNumber)
+    public WritablePage AllocatePages(int count, out long pageNumber)
     {
         CheckWritable();
         if (count < 1)
@@ -95,7 +109,10 @@ internal sealed unsafe class MemoryPageAccess : IPageAccess, IDisposable
             _runLength[p] = -1;
         _dirtyPages.Add(pageNumber);
         AllocatedPageCount += count;
-        return run;
+        DirtyRanges* ranges = _rangeStore.Rent();
+        ranges->SetWhole();
+        _ranges[pageNumber] = (nint)ranges;
+        return new WritablePage(run, ranges);
     }
 
     public void FreePages(long pageNumber, int count)
@@ -127,11 +144,20 @@ internal sealed unsafe class MemoryPageAccess : IPageAccess, IDisposable
     }
 
     /// <summary>
-    /// Ends the "transaction": checks that no committed page was written through a GetPage pointer,
-    /// promotes the modified copies and makes freed single pages reusable.
+    /// Ends the "transaction": checks that no committed page was written through a GetPage pointer and
+    /// that modified pages changed only inside their recorded ranges, promotes the modified copies and
+    /// makes freed single pages reusable.
     /// </summary>
     public void Commit()
     {
+        foreach (long p in _dirtyPages)
+        {
+            if (_dirty[p] != 0 && _committed[p] != 0)
+            {
+                DirtyRangeChecks.Verify(p, (byte*)_dirty[p], (byte*)_committed[p], _runLength[p] * PageSize, (DirtyRanges*)_ranges[p]);
+                CheckedPages++;
+            }
+        }
         for (long p = 1; p < _nextPage; p++)
         {
             if (_committed[p] != 0 && Hash((byte*)_committed[p], _committedLength[p]) != _committedHash[p])
@@ -164,6 +190,8 @@ internal sealed unsafe class MemoryPageAccess : IPageAccess, IDisposable
             _committedHash[p] = Hash((byte*)dirty, _runLength[p]);
         }
         _dirtyPages.Clear();
+        Array.Clear(_ranges);
+        _rangeStore.Clear();
         foreach (IntPtr memory in _graveyard)
             NativeMemory.Free((void*)memory);
         _graveyard.Clear();
@@ -200,6 +228,7 @@ internal sealed unsafe class MemoryPageAccess : IPageAccess, IDisposable
         Array.Resize(ref _committedHash, size);
         Array.Resize(ref _committedLength, size);
         Array.Resize(ref _runLength, size);
+        Array.Resize(ref _ranges, size);
     }
 
     public void Dispose()

@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using Cairn.Paging;
 using Cairn.Trees;
+using Cairn.Tests.Support;
 using FsCheck;
 using FsCheck.Fluent;
 
@@ -32,9 +33,9 @@ public unsafe class PageSearchModelTests
         try
         {
             var model = new List<byte[]>();
-            TreePage.Initialize(leaf, PageFlags.Leaf);
-            TreePage.Initialize(branch, PageFlags.Branch);
-            TreePage.WriteBranchNode(TreePage.AppendSlot(branch, BranchNodeHeader.Size), default, 0); // minus infinity
+            TreePage.Initialize(LoosePage.Of(leaf), PageFlags.Leaf);
+            TreePage.Initialize(LoosePage.Of(branch), PageFlags.Branch);
+            TreePage.WriteBranchNode(TreePage.AppendSlot(LoosePage.Of(branch), BranchNodeHeader.Size), default, 0); // minus infinity
             foreach (byte[] key in searchCase.Stored)
             {
                 int at = model.BinarySearch(key, comparer);
@@ -42,8 +43,8 @@ public unsafe class PageSearchModelTests
                     continue;
                 at = ~at;
                 model.Insert(at, key);
-                TreePage.WriteLeafNode(TreePage.InsertSlot(leaf, at, LeafNodeHeader.Size + key.Length), key, [], 0, false);
-                TreePage.WriteBranchNode(TreePage.InsertSlot(branch, at + 1, BranchNodeHeader.Size + key.Length), key, at + 1);
+                TreePage.WriteLeafNode(TreePage.InsertSlot(LoosePage.Of(leaf), at, LeafNodeHeader.Size + key.Length), key, [], 0, false);
+                TreePage.WriteBranchNode(TreePage.InsertSlot(LoosePage.Of(branch), at + 1, BranchNodeHeader.Size + key.Length), key, at + 1);
             }
             foreach (byte[] probe in Probes(searchCase, model))
             {

@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using Cairn.Paging;
 using Cairn.Trees;
+using Cairn.Tests.Support;
 
 namespace Cairn.Tests.Trees;
 
@@ -45,20 +46,20 @@ public unsafe class TreePageTests
     {
         byte* page = stackalloc byte[StorageConstants.PageSize];
         new Span<byte>(page, StorageConstants.PageSize).Clear();
-        TreePage.Initialize(page, PageFlags.Leaf);
+        TreePage.Initialize(LoosePage.Of(page), PageFlags.Leaf);
         for (int i = 0; i < 20; i++)
         {
             byte[] key = TreeHarness.Key(i);
             byte[] value = TreeHarness.Value(i, 100 + i);
             int size = TreePage.LeafNodeSize(key.Length, value.Length, false);
-            TreePage.WriteLeafNode(TreePage.InsertSlot(page, i, size), key, value, 0, false);
+            TreePage.WriteLeafNode(TreePage.InsertSlot(LoosePage.Of(page), i, size), key, value, 0, false);
         }
         for (int i = 18; i >= 0; i -= 2)
-            TreePage.RemoveSlot(page, i, TreePage.LeafNodeSize(TreePage.Node(page, i)));
+            TreePage.RemoveSlot(LoosePage.Of(page), i, TreePage.LeafNodeSize(TreePage.Node(page, i)));
 
         int used = TreePage.UsedBytes(page);
         Assert.True(TreePage.ContiguousFree(page) < TreePage.UsableSpace - used, "deleting from the middle leaves holes");
-        TreePage.Compact(page);
+        TreePage.Compact(LoosePage.Of(page));
         Assert.Equal(TreePage.UsableSpace - used, TreePage.ContiguousFree(page));
         Assert.Equal(10, TreePage.Count(page));
         for (int i = 0; i < 10; i++)
@@ -74,11 +75,11 @@ public unsafe class TreePageTests
     public void Removing_the_lowest_node_gives_its_bytes_back_at_once()
     {
         byte* page = stackalloc byte[StorageConstants.PageSize];
-        TreePage.Initialize(page, PageFlags.Leaf);
+        TreePage.Initialize(LoosePage.Of(page), PageFlags.Leaf);
         for (int i = 0; i < 3; i++)
-            TreePage.WriteLeafNode(TreePage.InsertSlot(page, i, 7 + 4 + 10), TreeHarness.Key(i), new byte[10], 0, false);
+            TreePage.WriteLeafNode(TreePage.InsertSlot(LoosePage.Of(page), i, 7 + 4 + 10), TreeHarness.Key(i), new byte[10], 0, false);
         int free = TreePage.ContiguousFree(page);
-        TreePage.RemoveSlot(page, 2, 21); // the last inserted node sits at Upper
+        TreePage.RemoveSlot(LoosePage.Of(page), 2, 21); // the last inserted node sits at Upper
         Assert.Equal(free + 21 + 2, TreePage.ContiguousFree(page));
     }
 
@@ -86,10 +87,10 @@ public unsafe class TreePageTests
     public void Searches_compare_keys_as_unsigned_bytes()
     {
         byte* page = stackalloc byte[StorageConstants.PageSize];
-        TreePage.Initialize(page, PageFlags.Leaf);
+        TreePage.Initialize(LoosePage.Of(page), PageFlags.Leaf);
         byte[][] keys = [[0x00], [0x00, 0x00], [0x01], [0x7F], [0x80], [0xFF], [0xFF, 0x00]];
         for (int i = 0; i < keys.Length; i++)
-            TreePage.WriteLeafNode(TreePage.InsertSlot(page, i, 7 + keys[i].Length), keys[i], [], 0, false);
+            TreePage.WriteLeafNode(TreePage.InsertSlot(LoosePage.Of(page), i, 7 + keys[i].Length), keys[i], [], 0, false);
         for (int i = 0; i < keys.Length; i++)
         {
             Assert.Equal(i, TreePage.SearchLeaf(page, keys[i], out bool found));
@@ -117,13 +118,13 @@ public unsafe class TreePageTests
         byte[][] sorted = [.. keys];
         byte* leaf = stackalloc byte[StorageConstants.PageSize];
         byte* branch = stackalloc byte[StorageConstants.PageSize];
-        TreePage.Initialize(leaf, PageFlags.Leaf);
-        TreePage.Initialize(branch, PageFlags.Branch);
-        TreePage.WriteBranchNode(TreePage.AppendSlot(branch, BranchNodeHeader.Size), default, 0);
+        TreePage.Initialize(LoosePage.Of(leaf), PageFlags.Leaf);
+        TreePage.Initialize(LoosePage.Of(branch), PageFlags.Branch);
+        TreePage.WriteBranchNode(TreePage.AppendSlot(LoosePage.Of(branch), BranchNodeHeader.Size), default, 0);
         for (int i = 0; i < sorted.Length; i++)
         {
-            TreePage.WriteLeafNode(TreePage.AppendSlot(leaf, LeafNodeHeader.Size + sorted[i].Length), sorted[i], [], 0, false);
-            TreePage.WriteBranchNode(TreePage.AppendSlot(branch, BranchNodeHeader.Size + sorted[i].Length), sorted[i], i + 1);
+            TreePage.WriteLeafNode(TreePage.AppendSlot(LoosePage.Of(leaf), LeafNodeHeader.Size + sorted[i].Length), sorted[i], [], 0, false);
+            TreePage.WriteBranchNode(TreePage.AppendSlot(LoosePage.Of(branch), BranchNodeHeader.Size + sorted[i].Length), sorted[i], i + 1);
         }
         for (int i = 0; i < sorted.Length; i++)
         {

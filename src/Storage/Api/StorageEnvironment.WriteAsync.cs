@@ -16,9 +16,6 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
     /// another <c>WriteAsync</c>): every other caller's operation waits for it. The transaction it receives is usable
     /// only inside the operation, on the thread running it (kept, or handed to another thread, it throws
     /// <see cref="ObjectDisposedException"/>).</para>
-    /// <para>When the caller is alone (nothing else queued), its continuation after the await may run on the merger's
-    /// thread, with no lock held, instead of a thread-pool thread: the merger's work passes to a stand-in if the
-    /// continuation blocks or runs long.</para>
     /// <para>An operation that throws fails alone: the transaction is rolled back and the batch's other
     /// operations run again without it, so an operation may run more than once: keep side effects
     /// other than on the transaction out of it.</para>

@@ -41,12 +41,6 @@ internal sealed class CommitSlot<TTransaction>(IMergedTransaction<TTransaction> 
     /// </summary>
     public bool MayBePublished { get; set; }
 
-    /// <summary>
-    /// Its one operation's caller is completed on the merger's thread once the chain ends (the merger keeps it in
-    /// TransactionMerger's lend instead of completing it when the write returns).
-    /// </summary>
-    public bool CompleteInline { get; set; }
-
     /// <summary>How many callers the journal writer released when the write returned.</summary>
     public int Released { get; set; }
 
@@ -86,7 +80,6 @@ internal sealed class CommitSlot<TTransaction>(IMergedTransaction<TTransaction> 
         _written = false;
         Released = 0;
         MayBePublished = false;
-        CompleteInline = false;
         QueueWaitTicks = 0;
         MaxQueueWaitTicks = 0;
         Reruns = 0;

@@ -38,22 +38,12 @@ internal abstract class MergedOperation<TTransaction> : IThreadPoolWorkItem
     /// <summary>
     /// Completes the caller's task with the operation's result (its transaction is durable), on a
     /// thread-pool thread: the operation object is itself the work item, so completing allocates
-    /// nothing, and the caller's continuation never runs on a thread doing the merger's work.
+    /// nothing, and the caller's continuation never runs on the merger's thread.
     /// </summary>
     public void Succeed()
     {
         _error = null;
         Complete();
-    }
-
-    /// <summary>
-    /// Completes the caller's task on this thread: its continuation runs here, before this returns. Only for the
-    /// merger's thread with no lock held and the merger's work handed on if the continuation lasts (TransactionMerger.Lend).
-    /// </summary>
-    public void SucceedHere()
-    {
-        _error = null;
-        ((IThreadPoolWorkItem)this).Execute();
     }
 
     /// <summary>Completes the caller's task with <paramref name="error"/>, on a thread-pool thread.</summary>
@@ -89,7 +79,7 @@ internal abstract class MergedOperation<TTransaction> : IThreadPoolWorkItem
         waiter?.Set();
     }
 
-    /// <summary>Runs the caller's continuation inline (a thread-pool thread, or the lent merger thread: <see cref="SucceedHere"/>).</summary>
+    /// <summary>Runs the caller's continuation inline (this is already a thread-pool thread).</summary>
     protected abstract void SetResult();
 
     protected abstract void SetException(Exception error);

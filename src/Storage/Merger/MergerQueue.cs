@@ -21,43 +21,13 @@ internal sealed class MergerQueue<TTransaction> : IDisposable where TTransaction
     private int _idle;
     private int _enqueuers;
     private volatile bool _stopping;
-    // While the merger's thread is lent to a lone caller's continuation (TransactionMerger.Lend): that thread's id, else 0.
-    // An operation queued meanwhile is reported (_queuedWhileLent), so it runs even if the continuation blocks.
-    private volatile int _lenderThread;
-    private long _lendNumber;
-    private readonly Action<bool>? _queuedWhileLent;
 
-    /// <param name="capacity">Operations that may wait at once.</param>
-    /// <param name="roomTimeout">How long a caller waits for room in a full queue.</param>
-    /// <param name="queuedWhileLent">
-    /// Called after an operation is queued while the merger's thread is lent; true when it is a blocking caller's on the
-    /// lent thread itself (which then waits for it, so it must not wait for the lend to end).
-    /// </param>
-    public MergerQueue(int capacity, TimeSpan roomTimeout, Action<bool>? queuedWhileLent = null)
+    public MergerQueue(int capacity, TimeSpan roomTimeout)
     {
         _capacity = capacity;
         _roomTimeout = roomTimeout;
         _room = new SemaphoreSlim(capacity, capacity);
-        _queuedWhileLent = queuedWhileLent;
     }
-
-    /// <summary>Closed: no more operations are taken.</summary>
-    public bool IsStopping => _stopping;
-
-    /// <summary>The merger's thread is lent to a lone caller's continuation.</summary>
-    public bool IsLent => _lenderThread != 0;
-
-    /// <summary>Counts lends, so a watchdog can tell the lend it was armed in from a later one.</summary>
-    public long LendNumber => Volatile.Read(ref _lendNumber);
-
-    /// <summary>The calling thread (the merger's) is about to run a caller's continuation; the caller must publish this before looking at the queue.</summary>
-    public void BeginLend()
-    {
-        Interlocked.Increment(ref _lendNumber);
-        _lenderThread = Environment.CurrentManagedThreadId;
-    }
-
-    public void EndLend() => _lenderThread = 0;
 
     public bool IsEmpty => _queue.IsEmpty;
 
@@ -114,15 +84,8 @@ internal sealed class MergerQueue<TTransaction> : IDisposable where TTransaction
                 throw new ObjectDisposedException("StorageEnvironment", "The environment is closing: the merger takes no more operations.");
             }
             long token = operation.Token;
-            // Read before it is queued: once queued, the merger may run it, complete it and recycle it.
-            bool blocking = operation.Waiter is not null;
             operation.Arm(Stopwatch.GetTimestamp(), cancellationToken);
             _queue.Enqueue(new QueuedOperation<TTransaction>(operation, token));
-            // After the enqueue (a full fence): the lender publishes its id before it looks at the queue, so either it
-            // sees this operation and does not lend, or this sees the lend.
-            int lender = _lenderThread;
-            if (lender != 0)
-                _queuedWhileLent?.Invoke(blocking && lender == Environment.CurrentManagedThreadId);
         }
         finally
         {

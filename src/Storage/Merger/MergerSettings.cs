@@ -6,9 +6,7 @@ namespace Cairn.Merger;
 /// The merger's bounds, from the environment's options (see StorageOptions for each).
 /// <see cref="WriteOnMergerWhenIdle"/>: a batch submitted with nothing queued behind it is written on the
 /// merger's own thread (no hand-over to the journal writer); off only in tests that hold a write to watch the
-/// next batch run meanwhile. <see cref="LendToLoneCaller"/>: such a batch of one asynchronous caller's operation ends
-/// the chain, and that caller's continuation runs on the merger's thread with no lock held (no thread-pool hop), a
-/// stand-in taking the merger's work if it lasts (TransactionMerger.Lend); off in tests that compare with the hop.
+/// next batch run meanwhile.
 /// </summary>
 internal sealed record MergerSettings(
     int MaxQueuedOperations,
@@ -16,8 +14,7 @@ internal sealed record MergerSettings(
     long MaxTransactionPages,
     TimeSpan MaxBatchDuration,
     TimeSpan ReturnGrace,
-    bool WriteOnMergerWhenIdle = true,
-    bool LendToLoneCaller = true)
+    bool WriteOnMergerWhenIdle = true)
 {
     public long MaxBatchTicks => (long)(MaxBatchDuration.TotalSeconds * Stopwatch.Frequency);
 

@@ -11,16 +11,14 @@ namespace Cairn.Merger;
 /// are released (in commit order, continuations on the thread pool) and N+1 commits if it ran anything.
 /// A batch that ran nothing ends the chain and lets the write lock go. A batch submitted with nothing queued
 /// behind it (a lone caller, or every caller already in it) is written on the merger's own thread: there is
-/// nothing to run meanwhile, and the hand-over would cost two thread wake-ups per write. If that batch is one
-/// asynchronous caller's operation, the chain ends there and the merger's thread is lent to that caller's continuation
-/// (<see cref="Lend"/>): no thread-pool hop between a lone caller's writes.
+/// nothing to run meanwhile, and the hand-over would cost two thread wake-ups per write.
 /// </summary>
 /// <remarks>
 /// The write lock is held from a chain's first operation to its end, so a <c>BeginWrite</c> caller waits
 /// for the merger to go idle, and the merger waits for such a transaction to end. Admission, back-pressure
 /// and stop are the <see cref="MergerQueue{T}"/>'s; the stages of each commit are the pipeline's.
 /// </remarks>
-internal sealed partial class TransactionMerger<TTransaction> : IDisposable, IThreadPoolWorkItem where TTransaction : class
+internal sealed class TransactionMerger<TTransaction> : IDisposable where TTransaction : class
 {
     private readonly IMergerPipeline<TTransaction> _pipeline;
     private readonly MergerSettings _settings;
@@ -37,14 +35,10 @@ internal sealed partial class TransactionMerger<TTransaction> : IDisposable, ITh
         _pipeline = pipeline;
         _settings = settings;
         Statistics = statistics;
-        Queue = new MergerQueue<TTransaction>(settings.MaxQueuedOperations, settings.QueueTimeout,
-            settings.LendToLoneCaller ? OnQueuedWhileLent : null);
+        Queue = new MergerQueue<TTransaction>(settings.MaxQueuedOperations, settings.QueueTimeout);
         _slots = [new(pipeline.CreateTransaction()), new(pipeline.CreateTransaction())];
         _writer = new JournalWriteWorker<TTransaction>(OnDurable, Queue.Wake);
-        if (settings.LendToLoneCaller)
-            _watchdog = new Timer(static state => ((TransactionMerger<TTransaction>)state!).OnWatchdog(), this, Timeout.Infinite, Timeout.Infinite);
         _thread = new Thread(Run) { IsBackground = true, Name = "cairn-merger" };
-        _roleThread = _thread.ManagedThreadId;
         _thread.Start();
     }
 
@@ -52,11 +46,8 @@ internal sealed partial class TransactionMerger<TTransaction> : IDisposable, ITh
 
     public MergerStatistics Statistics { get; }
 
-    /// <summary>
-    /// True on the thread doing the merger's work (inside an operation), where waiting for an operation would wait for
-    /// itself; false on the merger's thread while it is lent to a caller's continuation.
-    /// </summary>
-    public bool IsMergerThread => _roleThread == Environment.CurrentManagedThreadId;
+    /// <summary>True on the merger's own thread (inside an operation), where waiting for an operation would wait for itself.</summary>
+    public bool IsMergerThread => Thread.CurrentThread == _thread;
 
     private void Run()
     {
@@ -69,12 +60,6 @@ internal sealed partial class TransactionMerger<TTransaction> : IDisposable, ITh
                 Queue.Sleep(null, orQueued: true);
             }
             RunChain();
-            if (_lendTo is { } caller)
-            {
-                _lendTo = null;
-                if (!Lend(caller))
-                    return; // a stop took the role meanwhile and drained the queue
-            }
         }
     }
 
@@ -148,25 +133,9 @@ internal sealed partial class TransactionMerger<TTransaction> : IDisposable, ITh
             // With nothing queued there is nothing to run meanwhile (a lone caller, or every caller already in
             // this batch): the write goes out from this thread, saving the writer's wake-up and ours after it.
             if (_settings.WriteOnMergerWhenIdle && Queue.IsEmpty)
-            {
-                if (CanLend(current))
-                {
-                    // One asynchronous caller and nobody else: the chain ends with this write, and Run lends this
-                    // thread to the caller's continuation once the write lock is let go (Release keeps the caller).
-                    current.CompleteInline = true;
-                    _writer.WriteHere(current);
-                    inflight = current;
-                    current = NextSlot(); // not opened: nothing to discard
-                    PublishWritten(inflight, null);
-                    Recycle(ref inflight);
-                    return;
-                }
                 _writer.WriteHere(current);
-            }
             else
-            {
                 _writer.Submit(current);
-            }
             inflight = current;
             var next = NextSlot();
             if (_pipeline.ScratchOverLimit)
@@ -426,12 +395,7 @@ internal sealed partial class TransactionMerger<TTransaction> : IDisposable, ITh
             slot.HasEntry ? slot.WriteCompleted - slot.WriteSubmitted : 0, slot.Reruns);
         slot.Transaction.Expire();
         foreach (var operation in slot.Operations)
-        {
-            if (slot.CompleteInline)
-                _lendTo = operation; // completed by Run, on this thread, once the chain has let the write lock go
-            else
-                operation.Succeed();
-        }
+            operation.Succeed();
         slot.Operations.Clear();
     }
 
@@ -446,10 +410,20 @@ internal sealed partial class TransactionMerger<TTransaction> : IDisposable, ITh
         slot.Reset();
     }
 
+    /// <summary>
+    /// Stops taking operations, runs and commits every one already queued (or fails them, if the
+    /// environment has failed), and ends the threads.
+    /// </summary>
+    public void Stop()
+    {
+        Queue.Close();
+        if (Thread.CurrentThread != _thread)
+            _thread.Join();
+    }
+
     public void Dispose()
     {
         Stop();
-        _watchdog?.Dispose();
         _writer.Dispose();
         foreach (var slot in _slots)
             slot.Dispose();

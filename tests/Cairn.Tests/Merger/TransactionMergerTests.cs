@@ -27,6 +27,7 @@ public sealed class TransactionMergerTests
                     long id = c * 1_000_000L + i;
                     var request = new PutRequest(Bytes.Key(id), Bytes.Value(id, 60));
                     long transaction = await env.WriteAsync(request, static (tx, r) => Put(tx, r));
+                    Assert.NotEqual("cairn-merger", Thread.CurrentThread.Name); // continuations never run on the merger
                     // Durable order: released for transaction N means N (and all before it) is committed.
                     Assert.True(env.LastCommittedTransactionId >= transaction,
                         $"released for transaction {transaction} while only {env.LastCommittedTransactionId} is committed");

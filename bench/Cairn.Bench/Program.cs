@@ -92,5 +92,10 @@ if (args.Length > 0 && args[0] == "--commit-breakdown")
 if (args.Length > 0 && args[0] == "--large-values")
     return Cairn.Bench.Fill.LargeValueRun.Run(args[1..], Console.Out);
 
+// --merger-alloc-profile [--callers N,..] [--seconds S]: bytes allocated per merged put in steady state, by type
+// (GCAllocationTick samples; docs/benchmarks.md, stop 43).
+if (args.Length > 0 && args[0] == "--merger-alloc-profile")
+    return Cairn.Bench.Durability.Allocations.MergerAllocationProfile.Run(args[1..], Console.Out);
+
 BenchmarkSwitcher.FromAssembly(typeof(Cairn.Bench.BenchScratch).Assembly).Run(args);
 return 0;

@@ -104,7 +104,8 @@ internal sealed class EnvironmentMerger(StorageEnvironment environment, Transact
     /// <summary>The merger's transactions as callers' operations see them: the environment's <see cref="WriteTransaction"/>.</summary>
     private sealed class MergedWriteTransactions(StorageEnvironment environment) : IMergedTransactionShell<WriteTransaction>
     {
-        public WriteTransaction Wrap(ReadContext context) => new(environment, context, merged: true);
+        public WriteTransaction Wrap(ReadContext context, WriteTransaction? kept)
+            => kept?.RebindForMerger() ?? new(environment, context, merged: true);
 
         public void SaveForCommit(WriteTransaction transaction) => transaction.SaveForMergedCommit();
 

@@ -29,7 +29,18 @@ internal sealed class MergedAction<TState> : MergedOperation<WriteTransaction>, 
         GetResult(_core.Version);
     }
 
-    public override void Execute(WriteTransaction transaction) => _operation!(transaction, _state);
+    public override void Execute(WriteTransaction transaction)
+    {
+        transaction.EnterOperation();
+        try
+        {
+            _operation!(transaction, _state);
+        }
+        finally
+        {
+            transaction.LeaveOperation();
+        }
+    }
 
     protected override void SetResult() => _core.SetResult(true);
 

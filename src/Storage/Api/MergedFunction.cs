@@ -29,7 +29,18 @@ internal sealed class MergedFunction<TState, TResult> : MergedOperation<WriteTra
     }
 
     // A re-run (another operation of the batch threw) overwrites the result of the discarded run.
-    public override void Execute(WriteTransaction transaction) => _result = _operation!(transaction, _state);
+    public override void Execute(WriteTransaction transaction)
+    {
+        transaction.EnterOperation();
+        try
+        {
+            _result = _operation!(transaction, _state);
+        }
+        finally
+        {
+            transaction.LeaveOperation();
+        }
+    }
 
     protected override void SetResult() => _core.SetResult(_result);
 

@@ -15,8 +15,9 @@ namespace Cairn;
 public class ReadTransaction : IReadTransaction
 {
     private readonly Transactions.ReadContext _context;
-    // The use of the (pooled) context this transaction is: trees and cursors it hands out carry it too.
-    private readonly long _generation;
+    // The use of the (pooled) context this transaction is: trees and cursors it hands out carry it too. Not readonly:
+    // the merger's wrapper is moved to each new use of its slot's context (Rebind).
+    private long _generation;
 
     internal ReadTransaction(IReadHost host, Transactions.ReadContext context)
     {
@@ -37,7 +38,7 @@ public class ReadTransaction : IReadTransaction
     public long TransactionId => Low.State.TransactionId;
 
     /// <summary>True once the transaction has been disposed (or, for a write transaction, committed); it can then no longer be used.</summary>
-    public bool IsDisposed => !_context.IsCurrent(_generation);
+    public bool IsDisposed => !IsUsable;
 
     internal BTree RootTree => _context.RootTree;
 
@@ -89,7 +90,15 @@ public class ReadTransaction : IReadTransaction
 
     internal void ForgetTree(string name) => _context.ForgetTree(name);
 
-    internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(!_context.IsCurrent(_generation), this);
+    internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(!IsUsable, this);
+
+    private bool IsUsable => _context.IsCurrent(_generation) && InUse;
+
+    /// <summary>False where the transaction's own use is not under way though its context's is (a merged transaction outside its operation).</summary>
+    private protected virtual bool InUse => true;
+
+    /// <summary>Makes this object the context's current use (the merger's wrapper, kept from one transaction to the next).</summary>
+    private protected void Rebind() => _generation = _context.Generation;
 
     /// <summary>
     /// Ends the transaction: a read transaction releases its snapshot (old page versions it pinned can be reclaimed);

@@ -13,7 +13,9 @@ public sealed partial class StorageEnvironment : IAsyncDisposable
     /// <para>The operation runs later, on the merger's thread: pass what it needs through
     /// <paramref name="state"/> (a static lambda allocates nothing), and copy spans into the state first.
     /// It must not commit or dispose the transaction, and must not block or wait for other work (least of all
-    /// another <c>WriteAsync</c>): every other caller's operation waits for it.</para>
+    /// another <c>WriteAsync</c>): every other caller's operation waits for it. The transaction it receives is usable
+    /// only inside the operation, on the thread running it (kept, or handed to another thread, it throws
+    /// <see cref="ObjectDisposedException"/>).</para>
     /// <para>An operation that throws fails alone: the transaction is rolled back and the batch's other
     /// operations run again without it, so an operation may run more than once: keep side effects
     /// other than on the transaction out of it.</para>

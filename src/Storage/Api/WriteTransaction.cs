@@ -10,6 +10,10 @@ public sealed class WriteTransaction : ReadTransaction
 {
     private readonly bool _merged;
     private bool _completed;
+    // A merged transaction's wrapper serves every transaction of its merger slot (RebindForMerger), so a wrapper an
+    // operation kept cannot be told from the current one by its generation: what tells them apart is where it is used.
+    // It is usable only inside an operation, on the thread running it (the merger's); 0 between operations.
+    private int _operationThread;
 
     /// <param name="environment">The environment it commits to.</param>
     /// <param name="low">The page-level transaction it writes through.</param>
@@ -34,6 +38,20 @@ public sealed class WriteTransaction : ReadTransaction
     internal StorageEnvironment Environment { get; }
 
     private protected override bool CanDispose => !_merged;
+
+    private protected override bool InUse => !_merged || _operationThread == System.Environment.CurrentManagedThreadId;
+
+    /// <summary>The merger's slot opened its next transaction on this wrapper's context: this wrapper is that transaction now.</summary>
+    internal WriteTransaction RebindForMerger()
+    {
+        Rebind();
+        return this;
+    }
+
+    /// <summary>An operation starts running on this merged transaction, on this thread: until <see cref="LeaveOperation"/>, it may be used here.</summary>
+    internal void EnterOperation() => _operationThread = System.Environment.CurrentManagedThreadId;
+
+    internal void LeaveOperation() => _operationThread = 0;
 
     /// <summary>Opens the tree, creating an empty one if there is none by that name.</summary>
     public Tree CreateTree(string name)

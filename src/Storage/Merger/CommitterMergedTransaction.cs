@@ -10,10 +10,12 @@ internal sealed class CommitterMergedTransaction<TTransaction>(TransactionCommit
     private readonly DirtyPageMap _dirty = new();
     private readonly List<(long, int)> _freed = [];
     private readonly PreparedCommit _commit = new();
-    // Kept from transaction to transaction with its low-level transaction (reopened, not reallocated): a merged
-    // transaction allocates only its thin wrapper and what its commit publishes.
+    // Kept from transaction to transaction with its low-level transaction (reopened, not reallocated), and so is the
+    // wrapper operations see (rebound to each use of the context): a merged transaction allocates only what its commit
+    // publishes.
     private ReadContext? _context;
     private LowLevelTransaction? _low;
+    private TTransaction? _wrapper;
     private TTransaction? _transaction;
     // The state it reads through: published, or the state after the transaction in flight.
     private EnvironmentState? _base;
@@ -42,7 +44,8 @@ internal sealed class CommitterMergedTransaction<TTransaction>(TransactionCommit
         else
             _context.ReopenForWriting(state);
         _low = _context.Low;
-        _transaction = shell.Wrap(_context);
+        _wrapper = shell.Wrap(_context, _wrapper);
+        _transaction = _wrapper;
     }
 
     public void Rebase()

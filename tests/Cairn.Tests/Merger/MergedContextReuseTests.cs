@@ -67,4 +67,60 @@ public class MergedContextReuseTests
         Assert.False(reread.TryGet("b"u8, out _));
         Assert.True(reread.TryGet("c"u8, out _));
     }
+
+    [Fact]
+    public async Task A_merged_transaction_kept_past_its_operation_throws_outside_an_operation_and_on_another_thread()
+    {
+        using var dir = new TestDirectory("merger-wrapper-reuse");
+        using var env = StorageEnvironment.Open(new StorageOptions(dir.Path));
+        await env.WriteAsync(0, static (tx, _) => tx.CreateTree("t").Put("a"u8, "1"u8));
+        // The merger keeps each slot's wrapper from transaction to transaction: the one returned here is (on one of the
+        // two slots) the very object later operations receive. It writes, so its transaction commits (one that changes
+        // nothing takes another path through the slots).
+        var kept = await env.WriteAsync(0, static (tx, _) =>
+        {
+            tx.OpenTree("t").Put("k"u8, "1"u8);
+            return tx;
+        });
+        Assert.True(kept.IsDisposed);
+        Assert.Throws<ObjectDisposedException>(() => kept.OpenTree("t"));
+
+        bool reused = false;
+        for (int i = 0; i < 4; i++)
+        {
+            // Inside a later operation, used from another thread (what an operation that handed its transaction to other
+            // code would do): the transaction is usable only on the thread running the operation.
+            var (sameObject, fromOtherThread) = await env.WriteAsync(kept, static (tx, old) =>
+            {
+                tx.OpenTree("t").Put("b"u8, "2"u8);
+                var error = Task.Run(() => Record(() => old.OpenTree("t").Put("c"u8, "3"u8))).Result;
+                var current = Task.Run(() => Record(() => tx.OpenTree("t").Put("d"u8, "4"u8))).Result;
+                return (ReferenceEquals(tx, old), error is ObjectDisposedException && current is ObjectDisposedException);
+            });
+            Assert.True(fromOtherThread);
+            Assert.True(kept.IsDisposed);
+            Assert.Throws<ObjectDisposedException>(() => kept.GetTreeNames());
+            reused |= sameObject;
+        }
+        // Each awaited operation is a transaction of its own, on the merger's two slots in turn.
+        Assert.True(reused, "no later transaction was given the kept wrapper");
+        using var snapshot = env.BeginReadSnapshot();
+        var tree = snapshot.OpenTree("t");
+        Assert.True(tree.TryGet("b"u8, out _));
+        Assert.False(tree.TryGet("c"u8, out _));
+        Assert.False(tree.TryGet("d"u8, out _));
+    }
+
+    private static Exception? Record(Action action)
+    {
+        try
+        {
+            action();
+            return null;
+        }
+        catch (Exception e)
+        {
+            return e;
+        }
+    }
 }

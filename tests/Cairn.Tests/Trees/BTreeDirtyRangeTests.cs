@@ -105,20 +105,13 @@ public unsafe class BTreeDirtyRangeTests
     public void Branch_splits_and_branch_merges_are_covered()
     {
         using var h = new TreeHarness();
-        byte[] Long(int i)
-        {
-            var key = new byte[1500];
-            key.AsSpan().Fill(0x55);
-            BitConverter.TryWriteBytes(key.AsSpan(1496), System.Buffers.Binary.BinaryPrimitives.ReverseEndianness(i));
-            return key;
-        }
         var random = new Random(12);
         var order = Enumerable.Range(0, 200).OrderBy(_ => random.Next()).ToList();
         long branchSplits = 0;
         foreach (int i in order)
         {
             long branches = h.Tree.State.BranchPages;
-            Alone(h, () => h.Put(Long(i), [1]));
+            Alone(h, () => h.Put(TreeHarness.LongKey(i), [1]));
             branchSplits += Math.Max(0, h.Tree.State.BranchPages - branches);
         }
         Assert.True(h.Tree.State.Depth >= 3);
@@ -127,7 +120,7 @@ public unsafe class BTreeDirtyRangeTests
         foreach (int i in order.Take(190))
         {
             long branches = h.Tree.State.BranchPages;
-            Alone(h, () => h.Delete(Long(i)));
+            Alone(h, () => h.Delete(TreeHarness.LongKey(i)));
             merged += Math.Max(0, branches - h.Tree.State.BranchPages);
         }
         Assert.True(merged > 3);

@@ -294,21 +294,14 @@ public unsafe class BTreeTests
     public void Branch_pages_merge_when_their_children_merge()
     {
         using var h = new TreeHarness();
-        byte[] Long(int i)
-        {
-            var key = new byte[1500];
-            key.AsSpan().Fill(0x55);
-            BitConverter.TryWriteBytes(key.AsSpan(1496), System.Buffers.Binary.BinaryPrimitives.ReverseEndianness(i));
-            return key;
-        }
         for (int i = 0; i < 200; i++)
-            h.Put(Long(i), [1]);
+            h.Put(TreeHarness.LongKey(i), [1]);
         h.CheckAll();
         int depth = h.Tree.State.Depth;
         long branches = h.Tree.State.BranchPages;
         Assert.True(depth >= 3);
         for (int i = 0; i < 190; i++)
-            h.Delete(Long(i));
+            h.Delete(TreeHarness.LongKey(i));
         h.CheckAll();
         Assert.True(h.Tree.State.BranchPages < branches);
         Assert.True(h.Tree.State.Depth < depth);

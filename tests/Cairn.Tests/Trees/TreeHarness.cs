@@ -125,6 +125,15 @@ internal sealed class TreeHarness : IDisposable
         return key;
     }
 
+    /// <summary>A 1,500-byte key ordered by <paramref name="i"/>: five fit a page, so a few hundred make branch pages split and merge.</summary>
+    public static byte[] LongKey(int i)
+    {
+        var key = new byte[1500];
+        key.AsSpan().Fill(0x55);
+        BinaryPrimitives.WriteInt32BigEndian(key.AsSpan(1496), i);
+        return key;
+    }
+
     public static byte[] Value(int seed, int length)
     {
         var value = new byte[length];

@@ -3,14 +3,20 @@ using System.Net;
 namespace Cairn.Cluster;
 
 /// <summary>A write went to a node that does not lead; <see cref="Leader"/> is the one it follows, if it knows one.</summary>
+/// <remarks>
+/// A leader whose leadership just ended still names itself until DotNext has left the leader state; the refusal then
+/// names no leader, never the refusing node itself (a client would ask it again).
+/// </remarks>
 public sealed class NotClusterLeaderException(EndPoint node, EndPoint? leader)
-    : Exception($"Node {node} is not the leader; {(leader is null ? "it knows no leader now" : $"it follows {leader}")}.")
+    : Exception($"Node {node} is not the leader; {(OtherThan(node, leader) is { } other ? $"it follows {other}" : "it knows no leader now")}.")
 {
     /// <summary>The node that refused.</summary>
     public EndPoint Node { get; } = node;
 
-    /// <summary>The leader the node follows, or null.</summary>
-    public EndPoint? Leader { get; } = leader;
+    /// <summary>The leader the node follows, or null (never <see cref="Node"/>).</summary>
+    public EndPoint? Leader { get; } = OtherThan(node, leader);
+
+    private static EndPoint? OtherThan(EndPoint node, EndPoint? leader) => leader is null || leader.Equals(node) ? null : leader;
 }
 
 /// <summary>

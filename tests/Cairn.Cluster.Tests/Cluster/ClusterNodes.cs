@@ -94,10 +94,19 @@ internal sealed class ClusterNodes : IAsyncDisposable
     public bool IsRunning(int node) => nodes.IsRunning(node);
 
     /// <summary>The node of <paramref name="group"/> that every running node of it follows, once they agree.</summary>
-    public async Task<int> LeaderOfAsync(IReadOnlyList<int> group)
+    public Task<int> LeaderOfAsync(IReadOnlyList<int> group) => LeaderOfAsync(group, afterTerm: 0);
+
+    /// <summary>
+    /// The node of <paramref name="group"/> that every running node of it follows in a term later than
+    /// <paramref name="afterTerm"/>. A case that starts again after a leadership ended passes that leadership's term:
+    /// a leader that stepped down keeps naming itself until its state changes, and asking it again would count the
+    /// same leadership twice.
+    /// </summary>
+    public async Task<int> LeaderOfAsync(IReadOnlyList<int> group, long afterTerm)
     {
         int? leader = null;
-        await Eventually.HoldsAsync(() => (leader = AgreedLeader(group)) is not null, () => $"no agreed leader among {string.Join(",", group)}: {Describe()}");
+        await Eventually.HoldsAsync(() => (leader = AgreedLeader(group)) is { } found && this[found].Term > afterTerm,
+            () => $"no agreed leader among {string.Join(",", group)} after term {afterTerm}: {Describe()}");
         return leader!.Value;
     }
 

@@ -26,13 +26,16 @@ public sealed class MembershipAskAgainTests
     /// The leader's link to the new node resets every connection: each warm-up round fails at once, so the first
     /// attempt is refused. The hook mends the link at that refusal, before the engine asks again. The case needs one
     /// leader throughout; when an election ends the leadership first (the add then did not commit, the engine says
-    /// so with <see cref="NotClusterLeaderException"/>), the link is mended and the case starts again on the next leader.
+    /// so with <see cref="NotClusterLeaderException"/>), the link is mended and the case starts again on the leader of a
+    /// later term (the one that stepped down names itself until its state changes: asking it again counts nothing).
     /// </summary>
     private static async Task<(int Leader, int Refusals)> AddWithEveryFirstAttemptRefusedAsync(ClusterNodes cluster, int[] founders, int joining)
     {
+        long endedTerm = 0;
         for (var leaderships = 1; ; leaderships++)
         {
-            var leader = await cluster.LeaderOfAsync(founders);
+            var leader = await cluster.LeaderOfAsync(founders, afterTerm: endedTerm);
+            var term = cluster[leader].Term;
             cluster.Network.SetBoth(leader, joining, LinkBehaviour.Reset);
             var refusals = 0;
             cluster[leader].ForTestingPurposesOnly().AfterRefusedAdd(attempt =>
@@ -49,6 +52,7 @@ public sealed class MembershipAskAgainTests
             {
                 cluster[leader].ForTestingPurposesOnly().AfterRefusedAdd(_ => { });
                 cluster.Network.SetBoth(leader, joining, LinkBehaviour.Pass);
+                endedTerm = term;
             }
         }
     }

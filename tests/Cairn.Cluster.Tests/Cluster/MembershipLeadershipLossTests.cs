@@ -39,9 +39,10 @@ public sealed class MembershipLeadershipLossTests
     /// </summary>
     private static async Task<(int Leader, long Term, Task Add)> AddInsideDotNextsChangeAsync(ClusterNodes cluster, int[] founders, int joining)
     {
+        long endedTerm = 0;
         for (var leaderships = 1; ; leaderships++)
         {
-            var leader = await cluster.LeaderOfAsync(founders);
+            var leader = await cluster.LeaderOfAsync(founders, afterTerm: endedTerm);
             var term = cluster[leader].Term;
             cluster.Network.SetBoth(leader, joining, LinkBehaviour.Drop);
             var add = cluster[leader].AddMemberAsync(cluster.Address(joining), Eventually.Deadline());
@@ -52,6 +53,7 @@ public sealed class MembershipLeadershipLossTests
             var early = await Record.ExceptionAsync(() => add);
             Assert.True(early is NotClusterLeaderException && leaderships < 10, $"the add ended before the partition: {early?.ToString() ?? "it committed"}");
             cluster.Network.SetBoth(leader, joining, LinkBehaviour.Pass);
+            endedTerm = term;
         }
     }
 }

@@ -10,9 +10,11 @@ internal static class ThroughLeader
     /// <summary>Runs <paramref name="change"/> on the leader of <paramref name="group"/>; returns the leader that completed it.</summary>
     public static async Task<int> ChangeAsync(ClusterNodes cluster, IReadOnlyList<int> group, Func<ClusterNode, Task> change)
     {
+        long endedTerm = 0;
         while (true)
         {
-            var leader = await cluster.LeaderOfAsync(group);
+            var leader = await cluster.LeaderOfAsync(group, afterTerm: endedTerm);
+            var term = cluster[leader].Term;
             try
             {
                 await change(cluster[leader]);
@@ -20,7 +22,8 @@ internal static class ThroughLeader
             }
             catch (NotClusterLeaderException)
             {
-                // Nothing changed; the next leader is asked (LeaderOfAsync waits, with its ceiling, for one).
+                // Nothing changed; the leader of a later term is asked (LeaderOfAsync waits, with its ceiling, for one).
+                endedTerm = term;
             }
         }
     }

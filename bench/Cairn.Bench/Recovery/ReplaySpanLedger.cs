@@ -136,7 +136,8 @@ internal sealed class ReplaySpanLedger(IoStats stats)
         _syncOps.RemoveAll(op => op.LastTransactionId < synced);
     }
 
-    private (long Sequence, long End) PositionAfter(long transactionId)
+    /// <summary>The journal position just past <paramref name="transactionId"/>'s entry: where a recovery from it starts reading.</summary>
+    public (long Sequence, long End) PositionAfter(long transactionId)
     {
         int index = IndexAtOrBefore(transactionId);
         if (index >= 0)

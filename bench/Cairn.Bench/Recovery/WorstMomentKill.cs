@@ -35,7 +35,7 @@ public static class WorstMomentKill
         var image = Path.Combine(root, "killed");
         try
         {
-            var (churn, span, report) = RunWriter(image, puts, learnSyncs, output);
+            var (churn, span, syncedOffset, report) = RunWriter(image, puts, learnSyncs, output);
             output.WriteLine($"writer killed (SIGKILL) at the worst moment: {report}");
             var journals = JournalFiles.Measure(image);
             output.WriteLine($"journals at the kill: {journals.Count} file(s), {journals.Sum(j => j.Size):N0} bytes on disk");
@@ -51,6 +51,17 @@ public static class WorstMomentKill
             output.WriteLine();
             foreach (var run in runs)
                 run.WriteDetails(output);
+            // The bench's count of the journal to replay starts where the engine's replay starts, or it counts something else.
+            foreach (var run in runs)
+            {
+                var started = run.EngineLog.LastOrDefault(e => e.EventId.Id == EngineLogCapture.RecoveryStarting)?.Number("Offset");
+                if (started != syncedOffset)
+                {
+                    output.WriteLine($"COUNT MISMATCH: the engine's replay started at offset {started?.ToString("N0") ?? "(not logged)"}, the bench counted from {syncedOffset:N0}");
+                    return 1;
+                }
+            }
+            output.WriteLine($"the engine's replay started at offset {syncedOffset:N0} of its first journal in every open, where the bench's count of the journal to replay starts");
             if (runs.FirstOrDefault(r => !r.ReadBackPassed) is { } failed)
             {
                 output.WriteLine($"READ-BACK FAILED: {failed.Missing:N0} missing, {failed.Wrong:N0} wrong of {churn.CommittedKeys:N0} committed keys; " +
@@ -66,7 +77,7 @@ public static class WorstMomentKill
     }
 
     /// <summary>Runs the writer child until it kills itself; returns what it had committed and its report, having echoed its sync lines.</summary>
-    private static (RecoverySurvey.ChurnResult Churn, long SpanBytes, string Report) RunWriter(string directory, int puts, int learnSyncs, TextWriter echo)
+    private static (RecoverySurvey.ChurnResult Churn, long SpanBytes, long SyncedOffset, string Report) RunWriter(string directory, int puts, int learnSyncs, TextWriter echo)
     {
         var start = new ProcessStartInfo(Environment.ProcessPath!) { RedirectStandardOutput = true, UseShellExecute = false };
         foreach (var argument in Environment.GetCommandLineArgs().Take(1).Where(a => a.EndsWith(".dll", StringComparison.Ordinal)))
@@ -93,7 +104,7 @@ public static class WorstMomentKill
             $"this cycle would have synced at {cap:N0} ({capRule}), the kill aimed at 97 % of it, {target:N0}; " +
             $"peaks before the syncs it watched: {parts[9]} (triggered by: {parts[10].Trim()}); " +
             $"last acknowledged transaction {last}, last synced {synced} ({last - synced:N0} transactions of {puts} puts to replay), " +
-            $"{keys:N0} keys committed, {parts[4]} s of writing";
-        return (new RecoverySurvey.ChurnResult(synced, last, (int)(last - synced), keys, TimeSpan.Zero, null), span, report);
+            $"{keys:N0} keys committed, {parts[4]} s of writing; the replay starts at offset {Part(11):N0} of its journal";
+        return (new RecoverySurvey.ChurnResult(synced, last, (int)(last - synced), keys, TimeSpan.Zero, null), span, Part(11), report);
     }
 }

@@ -115,7 +115,7 @@ internal static class WorstMomentWriter
                 continue;
             output.WriteLine(FormattableString.Invariant(
                 $"{KilledLine} {last} {next} {synced} {stopwatch.Elapsed.TotalSeconds:F1} {span} {cap.TargetBytes} {cap.CapBytes} {(int)cap.Rule} ") + FormattableString.Invariant(
-                $"{string.Join(',', learned.Select(s => s.PeakBytes))} {string.Join(',', learned.Select(s => s.Rule))}"));
+                $"{string.Join(',', learned.Select(s => s.PeakBytes))} {string.Join(',', learned.Select(s => s.Rule))} {ledger.PositionAfter(synced).End}"));
             output.Flush();
             Process.GetCurrentProcess().Kill();
             Thread.Sleep(Timeout.Infinite);
@@ -147,12 +147,9 @@ internal static class WorstMomentWriter
         syncEndUtc = sync is { } s ? s.StartUtc + s.Duration : DateTime.UtcNow;
         var syncStartUtc = sync?.StartUtc ?? syncEndUtc;
         var lookUtc = flush is { } f && (sync is null || f.StartUtc + f.Duration >= syncStartUtc - TimeSpan.FromMilliseconds(100)) ? f.StartUtc : syncStartUtc;
-        long PeakBefore(DateTime utc)
-        {
-            var before = samples.LastOrDefault(x => x.Utc < utc);
-            return before == default ? 0 : ledger.BytesBetween(previousSynced, before.Last);
-        }
         var end = syncEndUtc;
+        var before = samples.LastOrDefault(x => x.Utc < end);
+        long peak = before == default ? 0 : ledger.BytesBetween(previousSynced, before.Last);
         var look = samples.FirstOrDefault(x => x.Utc >= lookUtc);
         if (look == default && samples.Count > 0)
             look = samples[^1];
@@ -161,6 +158,6 @@ internal static class WorstMomentWriter
         var described = FormattableString.Invariant(
             $"{string.Join(", ", holding)} (journal to replay {triggerBytes:N0}, journal files on disk {look.JournalBytesOnDisk:N0}, scratch {look.ScratchBytes:N0}, ") + FormattableString.Invariant(
             $"{(syncStartUtc - previousSyncEndUtc).TotalSeconds:F1} s since the previous sync)");
-        return new LearnedSync(number, atSeconds, synced, PeakBefore(end), triggerBytes, holding[0], described);
+        return new LearnedSync(number, atSeconds, synced, peak, triggerBytes, holding[0], described);
     }
 }

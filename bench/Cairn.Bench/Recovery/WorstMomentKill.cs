@@ -51,6 +51,12 @@ public static class WorstMomentKill
             output.WriteLine();
             foreach (var run in runs)
                 run.WriteDetails(output);
+            if (runs.FirstOrDefault(r => !r.ReadBackPassed) is { } failed)
+            {
+                output.WriteLine($"READ-BACK FAILED: {failed.Missing:N0} missing, {failed.Wrong:N0} wrong of {churn.CommittedKeys:N0} committed keys; " +
+                    $"reopened at transaction {failed.LastCommittedAfterOpen}, the last acknowledged commit was {churn.LastCommittedTransactionId}");
+                return 1;
+            }
             // The bench's count of the journal to replay starts where the engine's replay starts, or it counts something else.
             foreach (var run in runs)
             {
@@ -62,12 +68,6 @@ public static class WorstMomentKill
                 }
             }
             output.WriteLine($"the engine's replay started at offset {syncedOffset:N0} of its first journal in every open, where the bench's count of the journal to replay starts");
-            if (runs.FirstOrDefault(r => !r.ReadBackPassed) is { } failed)
-            {
-                output.WriteLine($"READ-BACK FAILED: {failed.Missing:N0} missing, {failed.Wrong:N0} wrong of {churn.CommittedKeys:N0} committed keys; " +
-                    $"reopened at transaction {failed.LastCommittedAfterOpen}, the last acknowledged commit was {churn.LastCommittedTransactionId}");
-                return 1;
-            }
             return 0;
         }
         finally

@@ -34,7 +34,7 @@ if (args.Length > 0 && args[0] == "--recovery-kill")
 
 // --recovery-kill-writer DIR PUTS LEARN_SYNCS: the writer child of --recovery-kill.
 if (args.Length == 4 && args[0] == "--recovery-kill-writer")
-    return Cairn.Bench.Recovery.WorstMomentKill.RunWriterChild(args[1..], Console.Out);
+    return Cairn.Bench.Recovery.WorstMomentWriter.Run(args[1..], Console.Out);
 
 // --concurrent-interleaved [--callers N,..] [--rounds N] [--commits N] [--stores a,..] [--baselines a,..]: the concurrent
 // durable-commit comparison with the stores measured in alternating rounds (ratios that survive a noisy disk).

@@ -9,6 +9,8 @@ namespace Cairn.Bench.Recovery;
 /// </summary>
 public sealed class EngineLogCapture : ILoggerFactory
 {
+    /// <summary>The engine's "recovery starting" event: the synced transaction, the first journal and the offset the replay reads from.</summary>
+    public const int RecoveryStarting = 1100;
     /// <summary>The engine's "recovery completed" event (docs/design.md, Logging).</summary>
     public const int RecoveryCompleted = 1102;
     /// <summary>The engine's "recovery stages" event: the replay's time by stage (Debug).</summary>

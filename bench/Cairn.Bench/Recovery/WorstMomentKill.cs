@@ -8,18 +8,15 @@ namespace Cairn.Bench.Recovery;
 /// <summary>
 /// <c>--recovery-kill [--repeat N] [--puts N] [--learn-syncs N]</c> (issue 27, item 3): the open after a writer is killed at
 /// the worst moment under default options, when the journal a crash leaves to replay is the longest the defaults allow.
-/// A child process (<c>--recovery-kill-writer DIR</c>) opens an environment with default options and commits
-/// transactions of random puts without pause. It watches the public <see cref="StorageEnvironment.LastSyncedTransactionId"/>:
-/// the transactions committed past the last sync grow until a sync, then drop. For <c>--learn-syncs</c> syncs it notes the
-/// count reached just before each (what the defaults let pile up, whatever flushes and syncs them); after that it
-/// SIGKILLs itself once the count reaches 97 % of the smallest of those peaks, reporting what it committed first. A kill is a real one: no close,
-/// no flush, no sync. The directory is then opened cold in a new process, as <c>--recovery-survey --fresh-process</c>
-/// does, and every committed key read back. Uses public members only, so the same code times any build.
+/// A child process (<see cref="WorstMomentWriter"/>) commits random puts with default options, learns from
+/// <c>--learn-syncs</c> syncs, in journal bytes, at what span the binding rule syncs (the recovery objective under the
+/// defaults: a journals'-budget sync right after an objective sync comes at a small span and is not the worst moment),
+/// and SIGKILLs itself at 97 % of it. A kill is a real one: no close, no flush, no sync. The directory is then opened cold
+/// in a new process, as <c>--recovery-survey --fresh-process</c> does, and every acknowledged key read back after every
+/// open. Uses public members only, so the same code times any build.
 /// </summary>
 public static class WorstMomentKill
 {
-    private const string KilledLine = "killed-at";
-
     public static int Run(IReadOnlyList<string> args, TextWriter output)
     {
         int repeat = 3, puts = 100, learnSyncs = 2;
@@ -38,7 +35,7 @@ public static class WorstMomentKill
         var image = Path.Combine(root, "killed");
         try
         {
-            var (churn, report) = RunWriter(image, puts, learnSyncs);
+            var (churn, span, syncedOffset, report) = RunWriter(image, puts, learnSyncs, output);
             output.WriteLine($"writer killed (SIGKILL) at the worst moment: {report}");
             var journals = JournalFiles.Measure(image);
             output.WriteLine($"journals at the kill: {journals.Count} file(s), {journals.Sum(j => j.Size):N0} bytes on disk");
@@ -48,7 +45,7 @@ public static class WorstMomentKill
             output.WriteLine();
             output.WriteLine(RecoveryRun.TableHeader);
             foreach (var run in runs)
-                output.WriteLine(run.TableRow(journals.Sum(j => j.Written)));
+                output.WriteLine(run.TableRow(span));
             var times = runs.Select(r => r.OpenTime.TotalMilliseconds).Order().ToArray();
             output.WriteLine($"cold reopen after the kill: median {times[times.Length / 2]:N1} ms of {times.Length} (min {times[0]:N1}, max {times[^1]:N1})");
             output.WriteLine();
@@ -60,6 +57,17 @@ public static class WorstMomentKill
                     $"reopened at transaction {failed.LastCommittedAfterOpen}, the last acknowledged commit was {churn.LastCommittedTransactionId}");
                 return 1;
             }
+            // The bench's count of the journal to replay starts where the engine's replay starts, or it counts something else.
+            foreach (var run in runs)
+            {
+                var started = run.EngineLog.LastOrDefault(e => e.EventId.Id == EngineLogCapture.RecoveryStarting)?.Number("Offset");
+                if (started != syncedOffset)
+                {
+                    output.WriteLine($"COUNT MISMATCH: the engine's replay started at offset {started?.ToString("N0") ?? "(not logged)"}, the bench counted from {syncedOffset:N0}");
+                    return 1;
+                }
+            }
+            output.WriteLine($"the engine's replay started at offset {syncedOffset:N0} of its first journal in every open, where the bench's count of the journal to replay starts");
             return 0;
         }
         finally
@@ -68,8 +76,8 @@ public static class WorstMomentKill
         }
     }
 
-    /// <summary>Runs the writer child until it kills itself; returns what it had committed and its own report line.</summary>
-    private static (RecoverySurvey.ChurnResult Churn, string Report) RunWriter(string directory, int puts, int learnSyncs)
+    /// <summary>Runs the writer child until it kills itself; returns what it had committed and its report, having echoed its sync lines.</summary>
+    private static (RecoverySurvey.ChurnResult Churn, long SpanBytes, long SyncedOffset, string Report) RunWriter(string directory, int puts, int learnSyncs, TextWriter echo)
     {
         var start = new ProcessStartInfo(Environment.ProcessPath!) { RedirectStandardOutput = true, UseShellExecute = false };
         foreach (var argument in Environment.GetCommandLineArgs().Take(1).Where(a => a.EndsWith(".dll", StringComparison.Ordinal)))
@@ -79,66 +87,24 @@ public static class WorstMomentKill
         using var child = Process.Start(start)!;
         string output = child.StandardOutput.ReadToEnd();
         child.WaitForExit();
-        var line = output.Split('\n').LastOrDefault(l => l.StartsWith(KilledLine, StringComparison.Ordinal))
+        foreach (var sync in output.Split('\n').Where(l => l.StartsWith(WorstMomentWriter.SyncLine, StringComparison.Ordinal)))
+            echo.WriteLine(sync);
+        var line = output.Split('\n').LastOrDefault(l => l.StartsWith(WorstMomentWriter.KilledLine, StringComparison.Ordinal))
             ?? throw new InvalidOperationException($"the writer exited with {child.ExitCode} without reaching the worst moment: {output}");
         var parts = line.Split(' ');
-        long last = long.Parse(parts[1], CultureInfo.InvariantCulture), keys = long.Parse(parts[2], CultureInfo.InvariantCulture);
-        long synced = long.Parse(parts[3], CultureInfo.InvariantCulture);
-        var report = $"exit code {child.ExitCode}, last acknowledged transaction {last}, last synced {synced} ({last - synced:N0} transactions of {puts} puts to replay; " +
-            $"peaks before the syncs it watched: {parts[4]}), {keys:N0} keys committed, {parts[5]} s of writing";
-        return (new RecoverySurvey.ChurnResult(synced, last, (int)(last - synced), keys, TimeSpan.Zero, null), report);
-    }
-
-    /// <summary>The child: <c>--recovery-kill-writer DIR PUTS LEARN_SYNCS</c>. Never returns normally once it has learnt the peak.</summary>
-    public static int RunWriterChild(IReadOnlyList<string> args, TextWriter output)
-    {
-        string directory = args[0];
-        int puts = int.Parse(args[1], CultureInfo.InvariantCulture), learnSyncs = int.Parse(args[2], CultureInfo.InvariantCulture);
-        var env = StorageEnvironment.Open(new StorageOptions(directory));
-        using (var tx = env.BeginWrite())
-        {
-            tx.CreateTree(RecoveryRun.TreeName);
-            tx.Commit();
-        }
-        Span<byte> key = stackalloc byte[DurableKeys.KeySize];
-        Span<byte> value = stackalloc byte[BenchValues.ValueSize];
-        var peaks = new List<long>();
-        long lastSynced = env.LastSyncedTransactionId, outstandingBefore = 0;
-        ulong next = 0;
-        var stopwatch = Stopwatch.StartNew();
-        while (true)
-        {
-            using (var tx = env.BeginWrite())
-            {
-                var tree = tx.OpenTree(RecoveryRun.TreeName);
-                for (var i = 0; i < puts; i++)
-                {
-                    DurableKeys.Write(next++, key);
-                    BenchValues.Compose(key, value);
-                    tree.Put(key, value);
-                }
-                tx.Commit();
-            }
-            long last = env.LastCommittedTransactionId, synced = env.LastSyncedTransactionId;
-            if (synced != lastSynced)
-            {
-                peaks.Add(outstandingBefore); // the most that piled up before this sync
-                lastSynced = synced;
-                Console.Error.WriteLine(FormattableString.Invariant(
-                    $"writer: sync {peaks.Count} at {stopwatch.Elapsed.TotalSeconds:F1} s, {outstandingBefore} transactions were past the previous one"));
-            }
-            long outstanding = last - synced;
-            outstandingBefore = outstanding;
-            // Near the smallest learnt peak (the first sync after the open is left out when there are others): each cycle
-            // reaches it, so the kill comes within one cycle, at most a few percent short of what that cycle would pile up.
-            if (peaks.Count >= learnSyncs && outstanding >= 0.97 * peaks.Skip(peaks.Count > 1 ? 1 : 0).Min())
-            {
-                output.WriteLine(FormattableString.Invariant(
-                    $"{KilledLine} {last} {next} {synced} {string.Join(',', peaks)} {stopwatch.Elapsed.TotalSeconds:F1}"));
-                output.Flush();
-                Process.GetCurrentProcess().Kill();
-                Thread.Sleep(Timeout.Infinite);
-            }
-        }
+        long Part(int i) => long.Parse(parts[i], CultureInfo.InvariantCulture);
+        long last = Part(1), keys = Part(2), synced = Part(3), span = Part(5), target = Part(6), cap = Part(7);
+        var rule = (SyncRule)Part(8);
+        var options = new StorageOptions(directory);
+        var capRule = rule == SyncRule.JournalsPiling
+            ? $"the journals' budget at the end of the journal in service ({2 * options.MaxJournalFileBytes:N0} bytes of journal files on disk once the next one opens)"
+            : "the recovery objective";
+        var report = $"exit code {child.ExitCode}, {span:N0} bytes of journal to replay ({span / (double)(1 << 20):N1} MiB, " +
+            $"{span / (double)options.MaxRecoveryJournalBytes:P1} of the recovery objective's bound {options.MaxRecoveryJournalBytes:N0}); " +
+            $"this cycle would have synced at {cap:N0} ({capRule}), the kill aimed at 97 % of it, {target:N0}; " +
+            $"peaks before the syncs it watched: {parts[9]} (triggered by: {parts[10].Trim()}); " +
+            $"last acknowledged transaction {last}, last synced {synced} ({last - synced:N0} transactions of {puts} puts to replay), " +
+            $"{keys:N0} keys committed, {parts[4]} s of writing; the replay starts at offset {Part(11):N0} of its journal";
+        return (new RecoverySurvey.ChurnResult(synced, last, (int)(last - synced), keys, TimeSpan.Zero, null), span, Part(11), report);
     }
 }

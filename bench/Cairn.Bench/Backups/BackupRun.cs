@@ -6,7 +6,7 @@ using LightningDB;
 namespace Cairn.Bench.Backups;
 
 /// <summary>
-/// <c>--backup [--mib N] [--rounds N] [--writers-backup-to-null | --writers-against read|hold] [--writers-only] [--pace MiB/s]</c>: backup throughput on the same data, rounds interleaved so a noisy disk
+/// <c>--backup [--mib N] [--rounds N] [--writers-backup-to-null | --writers-against read|hold] [--writers-only] [--pace MiB/s] [--journal-profile]</c>: backup throughput on the same data, rounds interleaved so a noisy disk
 /// hits each alike: a plain sequential write of as many bytes (1 MiB writes, then fsync: the disk's rate),
 /// <c>env.Backup(dir)</c> of an idle Cairn environment, and LMDB's <c>mdb_env_copy2</c> (LightningDB's
 /// <c>CopyTo</c>, then an fsync of its file, which LMDB does not do), and the compacting variants of both
@@ -18,6 +18,8 @@ namespace Cairn.Bench.Backups;
 /// <c>read</c> reads the data file front to back in 1 MiB preads and nothing else (no engine call), <c>hold</c> holds
 /// the flusher's syncs as a backup does, for as long as a backup into <see cref="Stream.Null"/> takes, and reads nothing.
 /// <c>--pace</c> gives the writers' backups <see cref="BackupOptions.MaxBytesPerSecond"/> (MiB/s; 0 or absent: none).
+/// <c>--journal-profile</c> adds, for each writers' window, the journal writes' latency (<see cref="StorageEnvironment.IoStats"/>)
+/// and the device's write and flush counters (<see cref="JournalProfile"/>).
 /// </summary>
 public static class BackupRun
 {
@@ -34,7 +36,9 @@ public static class BackupRun
             int keys = (int)((long)mib << 20) / (ValueLength + 16);
             string cairnDir = Path.Combine(root, "cairn"), lmdbDir = Path.Combine(root, "lmdb");
             output.WriteLine($"loading {keys:N0} keys of {ValueLength} bytes into Cairn and LMDB ({mib} MiB of values)");
-            using var env = StorageEnvironment.Open(new StorageOptions(cairnDir));
+            bool profile = args.Contains("--journal-profile");
+            // The profile reads each window's journal writes from the ring: room for a few seconds of them.
+            using var env = StorageEnvironment.Open(new StorageOptions(cairnDir) { IoStatsCapacity = profile ? 1 << 18 : 4096 });
             Load(env, keys);
             env.Checkpoint();
             Directory.CreateDirectory(lmdbDir);
@@ -49,7 +53,8 @@ public static class BackupRun
             var stand = against >= 0 && against + 1 < args.Length ? args[against + 1]
                 : args.Contains("--writers-backup-to-null") ? "null" : "backup";
             int pace = Option(args, "--pace", 0);
-            WritersDuringBackup(env, root, rounds, stand, pace == 0 ? new BackupOptions() : new BackupOptions { MaxBytesPerSecond = (long)pace << 20 }, output);
+            WritersDuringBackup(env, root, rounds, stand, pace == 0 ? new BackupOptions() : new BackupOptions { MaxBytesPerSecond = (long)pace << 20 },
+                profile ? JournalProfile.For(env, root) : null, output);
             return 0;
         }
         finally
@@ -103,7 +108,8 @@ public static class BackupRun
     /// <summary>16 merged callers: commits per second while backups run back to back (at least 3 s), against as long without one, alternating.</summary>
     /// <param name="stand">What runs back to back: <c>backup</c> (into a directory), <c>null</c> (a backup into <see cref="Stream.Null"/>:
     /// the copy reads and holds the flusher's syncs but writes nothing), <c>read</c> or <c>hold</c> (see the class).</param>
-    private static void WritersDuringBackup(StorageEnvironment env, string root, int rounds, string stand, BackupOptions options, TextWriter output)
+    private static void WritersDuringBackup(StorageEnvironment env, string root, int rounds, string stand, BackupOptions options,
+        JournalProfile? profile, TextWriter output)
     {
         long operations = 0;
         using var stop = new CancellationTokenSource();
@@ -125,6 +131,7 @@ public static class BackupRun
         for (int round = 0; round < rounds; round++)
         {
             long before = Interlocked.Read(ref operations);
+            var duringWindow = profile?.Start();
             string copy = Path.Combine(root, "during");
             int backups = 0;
             // Backups back to back for at least WritersWindow, so a short backup still gives a rate worth comparing.
@@ -139,12 +146,17 @@ public static class BackupRun
                 while (window.Elapsed < WritersWindow);
             });
             double during = (Interlocked.Read(ref operations) - before) / elapsed.TotalSeconds;
+            var duringFigures = profile?.End(duringWindow!);
             before = Interlocked.Read(ref operations);
+            var idleWindow = profile?.Start();
             Thread.Sleep(elapsed);
             double idle = (Interlocked.Read(ref operations) - before) / elapsed.TotalSeconds;
+            var idleFigures = profile?.End(idleWindow!);
             with += during;
             without += idle;
             output.WriteLine($"writers round {round + 1}: {during:N0} ops/s during {backups} backups in {elapsed.TotalSeconds:0.0} s, {idle:N0} ops/s without");
+            if (profile is not null)
+                output.WriteLine($"  during:  {duringFigures}\n  without: {idleFigures}");
         }
         stop.Cancel();
         Task.WaitAll(callers);

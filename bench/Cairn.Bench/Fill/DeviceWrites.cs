@@ -54,13 +54,25 @@ internal sealed class DeviceWrites
     }
 
     /// <summary>Bytes written to the device since boot.</summary>
-    public long BytesWritten()
+    public long BytesWritten() => Counters()[6] * 512;
+
+    /// <summary>
+    /// The device's counters since boot, in /proc/diskstats' order after its name (Documentation/admin-guide/iostats.rst):
+    /// [4] writes completed, [6] sectors written, [7] ms writing, [8] in flight, [15] flushes completed, [16] ms flushing
+    /// (those two absent, as zero, before Linux 5.5).
+    /// </summary>
+    public long[] Counters()
     {
         foreach (var line in File.ReadLines("/proc/diskstats"))
         {
             var fields = line.Split(' ', StringSplitOptions.RemoveEmptyEntries);
             if (fields.Length > 9 && $"{fields[0]}:{fields[1]}" == _majorMinor)
-                return long.Parse(fields[9], CultureInfo.InvariantCulture) * 512;
+            {
+                var counters = new long[17];
+                for (int i = 3; i < fields.Length && i - 3 < counters.Length; i++)
+                    counters[i - 3] = long.Parse(fields[i], CultureInfo.InvariantCulture);
+                return counters;
+            }
         }
         throw new InvalidOperationException($"/proc/diskstats no longer lists {Device} ({_majorMinor})");
     }

@@ -18,14 +18,15 @@ internal sealed unsafe class JournalGroupHarness : IDisposable
     private readonly long _journalFileSize;
 
     public JournalGroupHarness(string directory, int branches, int maxEntriesPerWrite = 64, long maxBytesPerWrite = 8 << 20, ILogger? logger = null,
-        int maxWritesInFlight = 2, bool adaptiveInFlight = false, long journalFileSize = JournalHarness.FileSize)
+        int maxWritesInFlight = 2, bool adaptiveInFlight = false, long journalFileSize = JournalHarness.FileSize, WriteGather? gather = null)
     {
         logger ??= NullLogger.Instance;
         _journalFileSize = journalFileSize;
         Root = Add(Path.Combine(directory, "root"), isRoot: true, logger);
         Group = new JournalGroup(Root.Journal.Journal, Root.Journal.Entries.EnvironmentId, Path.Combine(directory, "root"), maxEntriesPerWrite, maxBytesPerWrite, maxWritesInFlight,
             // The writes' ordering is tested at a fixed number in flight; the policy that learns it has tests of its own.
-            adaptiveInFlight ? null : WritesInFlightPolicy.Fixed(maxWritesInFlight));
+            // A fixed group gathers only with the gather given (the tests of the gather in a group give one).
+            adaptiveInFlight ? null : WritesInFlightPolicy.Fixed(maxWritesInFlight), gather);
         Root.Member.Attach(Group);
         for (int b = 0; b < branches; b++)
         {

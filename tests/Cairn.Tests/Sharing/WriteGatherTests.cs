@@ -4,8 +4,8 @@ namespace Cairn.Tests.Sharing;
 
 /// <summary>
 /// The gather on a fake clock: after a write settles at one in flight, the next write waits until every member it
-/// released is back, never past a fraction of the smoothed write time nor the cap, never when it may not gather, and
-/// counts how many released members were back in time.
+/// released is back, never past the smoothed write time nor the cap, never when it may not gather (writes in
+/// parallel), and counts how many released members were back in time.
 /// </summary>
 public sealed class WriteGatherTests
 {
@@ -16,23 +16,26 @@ public sealed class WriteGatherTests
     {
         var gather = new WriteGather(Cap);
         gather.Settled(now: 1_000, writeTicks: 1_000, released: 3, gather: true);
-        Assert.Equal(500, gather.WaitFor(now: 1_000, batchFull: false)); // half the write time from the settlement
+        Assert.Equal(1_000, gather.WaitFor(now: 1_000, batchFull: false)); // a whole write time from the settlement
         Assert.False(gather.Returned());
-        Assert.Equal(400, gather.WaitFor(now: 1_100, batchFull: false));
+        Assert.Equal(900, gather.WaitFor(now: 1_100, batchFull: false));
         Assert.False(gather.Returned());
+        // A member slower than half a write (stop 41's bound) is still waited for.
+        Assert.Equal(300, gather.WaitFor(now: 1_700, batchFull: false));
         Assert.True(gather.Returned()); // the third: all back
-        Assert.Equal(0, gather.WaitFor(now: 1_200, batchFull: false));
+        Assert.Equal(0, gather.WaitFor(now: 1_750, batchFull: false));
         gather.BatchTaken(waited: true);
         Assert.Equal((3L, 3L), gather.Cohorts);
         Assert.Equal(1, gather.Waits);
     }
 
     [Fact]
-    public void It_never_waits_past_half_the_smoothed_write_time_nor_the_cap()
+    public void It_never_waits_past_the_smoothed_write_time_nor_the_cap()
     {
         var gather = new WriteGather(Cap);
         gather.Settled(now: 0, writeTicks: 1_000, released: 9, gather: true);
-        Assert.Equal(0, gather.WaitFor(now: 500, batchFull: false)); // the deadline, with members still out
+        Assert.Equal(1, gather.WaitFor(now: 999, batchFull: false));
+        Assert.Equal(0, gather.WaitFor(now: 1_000, batchFull: false)); // the deadline, with members still out
         gather.BatchTaken(waited: true);
         Assert.Equal((9L, 0L), gather.Cohorts);
 
@@ -43,7 +46,7 @@ public sealed class WriteGatherTests
         var small = new WriteGather(Cap);
         small.Settled(now: 0, writeTicks: 1_000, released: 2, gather: true);
         small.Settled(now: 0, writeTicks: 9_000, released: 2, gather: true);
-        Assert.Equal(1_000, small.WaitFor(now: 0, batchFull: false)); // 1,000 + (9,000 - 1,000) / 8 = 2,000 smoothed
+        Assert.Equal(2_000, small.WaitFor(now: 0, batchFull: false)); // 1,000 + (9,000 - 1,000) / 8 = 2,000 smoothed
     }
 
     [Fact]
@@ -51,7 +54,7 @@ public sealed class WriteGatherTests
     {
         var gather = new WriteGather(Cap);
         gather.Settled(now: 0, writeTicks: 1_000, released: 4, gather: false); // writes in parallel
-        Assert.Equal(0, gather.WaitFor(now: 0, batchFull: false));
+        Assert.Equal(0, gather.WaitFor(now: 0, batchFull: false)); // members out, the whole bound left: still no wait
         gather.BatchTaken(waited: false);
         Assert.Equal((4L, 0L), gather.Cohorts); // still counted: how many were back without a wait
 

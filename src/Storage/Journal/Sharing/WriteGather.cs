@@ -15,7 +15,7 @@ namespace Cairn.Journal.Sharing;
 /// </para>
 /// <para>
 /// Bounds: never longer than <see cref="WriteFraction"/> of the smoothed write time (so at worst a write costs that much
-/// more when a member went idle), nor than the cap given (a write held by a test or a stalled device says nothing of a
+/// more latency when a member went idle, and never an extra device operation), nor than the cap given (a write held by a test or a stalled device says nothing of a
 /// member's turnaround), and never when writes run in parallel (the group's caller decides: it asks only at a limit of
 /// one, where the device is known to queue). Counts whether released members were back in time, with or without a wait
 /// (the bench reports it: the cohort effect, measured). Not thread-safe: the group calls it under its gate. Times are
@@ -24,8 +24,13 @@ namespace Cairn.Journal.Sharing;
 /// </remarks>
 internal sealed class WriteGather(long maxWaitTicks)
 {
-    /// <summary>At most this fraction of the smoothed write time is spent waiting for released members.</summary>
-    public const double WriteFraction = 0.5;
+    /// <summary>
+    /// At most this fraction of the smoothed write time is spent waiting for released members: a whole write. Half of
+    /// one (stop 41) was too short on a capped device with nine members on two cores: a member's turnaround (its next
+    /// commit's CPU and its wake-up) missed it on one write in six, and a member that misses costs a write the cap
+    /// counts in full, while the longest wait costs one write's time of latency (docs/decisions.md, stop 44).
+    /// </summary>
+    public const double WriteFraction = 1.0;
 
     // Weight of the newest write in the smoothed write time: a few writes' memory, so one stall does not set the bound.
     private const double Smoothing = 1.0 / 8;

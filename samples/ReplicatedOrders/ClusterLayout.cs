@@ -1,5 +1,4 @@
 using System.Net;
-using System.Net.Sockets;
 using System.Text.Json;
 
 namespace Cairn.Samples.ReplicatedOrders;
@@ -31,21 +30,13 @@ internal sealed record ClusterLayout(int[] RaftPorts, int[] ClientPorts)
     }
 
     /// <summary>
-    /// A layout on ports the OS says are free now (the demo's, so it never collides with a cluster already running
-    /// on the defaults). Another process could take one before the node binds it; the node would then fail to start
-    /// and say so.
+    /// A layout on ports free now (the demo's, so it never collides with a cluster already running on the defaults),
+    /// chosen below the range the OS hands out on its own (<see cref="ListenPorts"/>), so no outgoing connection takes one
+    /// before its node binds it.
     /// </summary>
     public static ClusterLayout CreateOnFreePorts(string data)
     {
-        var sockets = Enumerable.Range(0, 2 * NodeCount).Select(_ =>
-        {
-            var socket = new Socket(SocketType.Stream, ProtocolType.Tcp);
-            socket.Bind(new IPEndPoint(IPAddress.Loopback, 0));
-            return socket;
-        }).ToArray();
-        var ports = sockets.Select(s => ((IPEndPoint)s.LocalEndPoint!).Port).ToArray();
-        foreach (var socket in sockets)
-            socket.Dispose();
+        var ports = ListenPorts.Pick(2 * NodeCount);
         return Save(data, new ClusterLayout(ports[..NodeCount], ports[NodeCount..]));
     }
 
